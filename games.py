@@ -1,0 +1,420 @@
+"""The rules of the four games, behind one small interface.
+
+A state is a mutable object with copy(), legal_moves(), play(move), is_over(), first_to_move() and, once the
+game is over, result(): 1.0 if the first player (Black, White in chess, X, the first Connect Four player) won,
+0.0 if they lost, 0.5 for a draw. move_name(move) says a move the way the game names it.
+Rollouts take a state and a random.Random, play the game out on a copy and return the first player's result.
+"""
+import math
+
+import numpy as np
+
+# ----------------------------------------------------------------------------------------------------------------
+# Go on a 7x7 board: the corner position of the article.
+# The board is a padded 1-D list (9 x 9 with an edge ring) so that neighbours are plain index offsets. Each group
+# is known by one of its stones (its head); its stones and its liberties are kept up to date move by move, so a
+# move's legality and its captures never need a flood fill.
+
+SIZE, WIDTH = 7, 9
+EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
+PASS = -1
+COLUMNS = "ABCDEFG"
+POINTS = [(r + 1) * WIDTH + c + 1 for r in range(SIZE) for c in range(SIZE)]  # row 1 first
+ON_BOARD = set(POINTS)
+NEIGHBOURS = {p: [q for q in (p - WIDTH, p - 1, p + 1, p + WIDTH) if q in ON_BOARD] for p in POINTS}
+
+
+def go_point(name):
+    """'B1' -> padded index; 'pass' -> PASS."""
+    if name.lower() == "pass":
+        return PASS
+    col, row = COLUMNS.index(name[0].upper()), int(name[1:])
+    if not 1 <= row <= SIZE:
+        raise ValueError(f"no point {name!r} on a {SIZE}x{SIZE} board")
+    return row * WIDTH + col + 1
+
+
+class Go:
+    def __init__(self, black=(), white=(), black_to_move=True):
+        self.board = [EDGE] * (WIDTH * WIDTH)
+        for p in POINTS:
+            self.board[p] = EMPTY
+        self.head = [0] * (WIDTH * WIDTH)  # head stone of the group at each point
+        self.stones, self.libs = {}, {}    # head -> list of stones, head -> set of liberties
+        self.to_move, self.ko, self.passes = BLACK, None, 0
+        for name in black:
+            self._place(go_point(name), BLACK)
+        for name in white:
+            self._place(go_point(name), WHITE)
+        self.to_move = BLACK if black_to_move else WHITE
+
+    def copy(self):
+        s = Go.__new__(Go)
+        s.board, s.head, s.stones = self.board[:], self.head[:], dict(self.stones)  # stone lists are never mutated
+        s.libs = {h: set(l) for h, l in self.libs.items()}
+        s.to_move, s.ko, s.passes = self.to_move, self.ko, self.passes
+        return s
+
+    def first_to_move(self):
+        return self.to_move == BLACK
+
+    def is_over(self):
+        return self.passes >= 2
+
+    def is_eye(self, p, color):
+        return all(self.board[q] == color for q in NEIGHBOURS[p])
+
+    def is_legal(self, p, color):
+        """Not ko, not suicide: legal if a neighbour is empty, a friendly group keeps another liberty, or a capture."""
+        if self.board[p] != EMPTY or p == self.ko:
+            return False
+        for q in NEIGHBOURS[p]:
+            c = self.board[q]
+            if c == EMPTY:
+                return True
+            n_libs = len(self.libs[self.head[q]])
+            if (c == color and n_libs > 1) or (c != color and n_libs == 1):  # a spare liberty, or a capture
+                return True
+        return False
+
+    def legal_moves(self):
+        """Every legal move that does not fill the mover's own eye; pass only when there is none."""
+        if self.is_over():
+            return []
+        color = self.to_move
+        moves = [p for p in POINTS if self.is_legal(p, color) and not self.is_eye(p, color)]
+        return moves or [PASS]
+
+    def random_move(self, rng):
+        """A uniformly random move among legal_moves(), without building the whole list."""
+        color, board = self.to_move, self.board
+        candidates = [p for p in POINTS if board[p] == EMPTY]
+        while candidates:
+            i = int(rng.random() * len(candidates))
+            p = candidates[i]
+            if self.is_legal(p, color) and not self.is_eye(p, color):
+                return p
+            candidates[i] = candidates[-1]
+            candidates.pop()
+        return PASS
+
+    def _place(self, p, color):
+        """Put a stone down, merge it with friendly groups, take liberties from enemy groups; return captures."""
+        board, head, stones, libs = self.board, self.head, self.stones, self.libs
+        board[p], head[p] = color, p
+        stones[p], libs[p] = [p], {q for q in NEIGHBOURS[p] if board[q] == EMPTY}
+        captured = []
+        for q in NEIGHBOURS[p]:
+            c = board[q]
+            if c == color and head[q] != head[p]:
+                big, small = sorted((head[q], head[p]), key=lambda h: -len(stones[h]))
+                for s in stones[small]:
+                    head[s] = big
+                stones[big] = stones[big] + stones.pop(small)
+                libs[big] |= libs.pop(small)
+            elif c != color and c in (BLACK, WHITE):
+                enemy = libs[head[q]]
+                enemy.discard(p)
+                if not enemy:
+                    captured += self._remove(head[q])
+        libs[head[p]].discard(p)
+        return captured
+
+    def _remove(self, h):
+        board, head, libs = self.board, self.head, self.libs
+        dead = self.stones.pop(h)
+        del libs[h]
+        for s in dead:
+            board[s] = EMPTY
+        for s in dead:
+            for q in NEIGHBOURS[s]:
+                if board[q] != EMPTY:
+                    libs[head[q]].add(s)
+        return dead
+
+    def play(self, move):
+        self.ko = None
+        if move == PASS:
+            self.passes += 1
+        else:
+            self.passes = 0
+            captured = self._place(move, self.to_move)
+            h = self.head[move]
+            if len(captured) == 1 and len(self.stones[h]) == 1 and len(self.libs[h]) == 1:
+                self.ko = captured[0]  # retaking at once would repeat the position
+        self.to_move = 3 - self.to_move
+
+    def area(self):
+        """Area score: stones plus empty regions that touch only one colour. Returns (black, white)."""
+        score = {BLACK: 0, WHITE: 0, EMPTY: 0}
+        seen = set()
+        for p in POINTS:
+            c = self.board[p]
+            if c != EMPTY:
+                score[c] += 1
+            elif p not in seen:
+                region, borders, stack = 0, set(), [p]
+                seen.add(p)
+                while stack:
+                    q = stack.pop()
+                    region += 1
+                    for r in NEIGHBOURS[q]:
+                        if self.board[r] == EMPTY and r not in seen:
+                            seen.add(r)
+                            stack.append(r)
+                        elif self.board[r] != EMPTY:
+                            borders.add(self.board[r])
+                score[borders.pop() if len(borders) == 1 else EMPTY] += region
+        return score[BLACK], score[WHITE]
+
+    def result(self, komi=0.5):
+        black, white = self.area()
+        return 1.0 if black > white + komi else 0.0
+
+    def move_name(self, move):
+        if move == PASS:
+            return "pass"
+        row, col = divmod(move, WIDTH)
+        return f"{COLUMNS[col - 1]}{row}"
+
+    def __str__(self):
+        marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+        rows = [f"{r} " + " ".join(marks[self.board[r * WIDTH + c + 1]] for c in range(SIZE))
+                for r in range(SIZE, 0, -1)]
+        return "\n".join(rows + ["  " + " ".join(COLUMNS)])
+
+
+def go_corner():
+    """The article's 7x7 position: Black's corner group lives with B1 and dies if White plays there. Black to move."""
+    black = ["A2", "B2", "C2", "D2", "D1"] + [f"{c}5" for c in COLUMNS]
+    white = ["A3", "B3", "C3", "D3", "E3", "E2", "E1"] + [f"{c}4" for c in COLUMNS]
+    return Go(black, white)
+
+
+def go_rollout(state, rng, max_moves=3 * SIZE * SIZE):
+    """Uniformly random moves that never fill the mover's own eye, to two passes or the cap; area score."""
+    s = state.copy()
+    for _ in range(max_moves):
+        if s.passes >= 2:
+            break
+        s.play(s.random_move(rng))
+    return s.result()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Chess: the article's trap, on python-chess (we never write chess move generation ourselves).
+
+CHESS_TRAP_FEN = "4r1k1/3n1ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
+PIECE_VALUES = {1: 1, 2: 3, 3: 3, 4: 5, 5: 9, 6: 0}  # chess.PAWN .. chess.KING
+
+
+class Chess:
+    def __init__(self, fen=CHESS_TRAP_FEN):
+        import chess
+        self.board = chess.Board(fen)
+
+    def copy(self):
+        s = Chess.__new__(Chess)
+        s.board = self.board.copy(stack=False)
+        return s
+
+    def legal_moves(self):
+        return list(self.board.legal_moves)
+
+    def play(self, move):
+        self.board.push(move)
+
+    def is_over(self):
+        return self.board.is_game_over()
+
+    def first_to_move(self):
+        return self.board.turn  # chess.WHITE is True
+
+    def result(self):
+        return {"1-0": 1.0, "0-1": 0.0}.get(self.board.result(), 0.5)
+
+    def move_name(self, move):
+        return self.board.san(move)
+
+    def __str__(self):
+        return str(self.board)
+
+
+def chess_trap():
+    """White to move: 1.Qxd7?? wins a knight and loses to 1...Re1#."""
+    return Chess()
+
+
+def allows_mate_in_one(state, move):
+    """True if the opponent has a mating reply after `move` (python-chess decides what mate is)."""
+    board = state.board.copy(stack=False)
+    board.push(move)
+    for reply in list(board.legal_moves):
+        board.push(reply)
+        mate = board.is_checkmate()
+        board.pop()
+        if mate:
+            return True
+    return False
+
+
+def material(board):
+    """White's material minus Black's (P 1, N 3, B 3, R 5, Q 9)."""
+    return sum(PIECE_VALUES[p.piece_type] * (1 if p.color else -1) for p in board.piece_map().values())
+
+
+def chess_rollout(state, rng, plies=6):
+    """`plies` uniformly random moves, then White's score: mate 1 or 0, other game ends 0.5, else by material."""
+    board = state.board.copy(stack=False)
+    for ply in range(plies + 1):
+        moves = list(board.legal_moves)
+        if not moves:
+            return (0.0 if board.turn else 1.0) if board.is_check() else 0.5
+        if board.is_insufficient_material():
+            return 0.5
+        if ply < plies:
+            board.push(moves[int(rng.random() * len(moves))])
+    return 0.5 + 0.5 * math.tanh(material(board) / 5)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Tic-tac-toe and Connect Four: AlphaZero's games. Moves are action indices 0..n_actions-1; both are bitboards.
+
+class TicTacToe:
+    """Cells 0..8, cell = 3*row + col with row 0 at the top. X moves first."""
+    n_actions, encoding_size = 9, 18
+    LINES = [0b111 << (3 * r) for r in range(3)] + [0b1001001 << c for c in range(3)] + [0b100010001, 0b001010100]
+
+    def __init__(self):
+        self.x, self.o = 0, 0
+
+    def copy(self):
+        s = TicTacToe.__new__(TicTacToe)
+        s.x, s.o = self.x, self.o
+        return s
+
+    def first_to_move(self):
+        return bin(self.x).count("1") == bin(self.o).count("1")
+
+    def winner_bits(self):
+        for bits in (self.x, self.o):
+            if any(bits & line == line for line in self.LINES):
+                return bits
+        return None
+
+    def is_over(self):
+        return self.x | self.o == 0b111111111 or self.winner_bits() is not None
+
+    def legal_moves(self):
+        if self.is_over():
+            return []
+        full = self.x | self.o
+        return [a for a in range(9) if not full >> a & 1]
+
+    def play(self, move):
+        if self.first_to_move():
+            self.x |= 1 << move
+        else:
+            self.o |= 1 << move
+
+    def result(self):
+        w = self.winner_bits()
+        return 0.5 if w is None else 1.0 if w == self.x else 0.0
+
+    def encode(self):
+        """18 floats: the mover's stones, then the opponent's."""
+        mine, theirs = (self.x, self.o) if self.first_to_move() else (self.o, self.x)
+        return np.array([mine >> i & 1 for i in range(9)] + [theirs >> i & 1 for i in range(9)], dtype=np.float32)
+
+    def move_name(self, move):
+        return "abc"[move % 3] + str(3 - move // 3)  # a3 b3 c3 on the top row, like a chess board
+
+    def __str__(self):
+        cell = lambda i: "X" if self.x >> i & 1 else "O" if self.o >> i & 1 else "."
+        rows = [f"{3 - r} " + " ".join(cell(3 * r + c) for c in range(3)) for r in range(3)]
+        return "\n".join(rows + ["  a b c"])
+
+
+class ConnectFour:
+    """6 rows x 7 columns; action = column 0..6 from the left. Bit 7*col + row, row 0 at the bottom; bit 6 of each
+    column stays empty so that a four is found with shifts of 1 (vertical), 7 (horizontal), 6 and 8 (diagonals)."""
+    n_actions, encoding_size, ROWS, COLS = 7, 84, 6, 7
+    FULL = sum(((1 << 6) - 1) << (7 * c) for c in range(7))
+
+    def __init__(self):
+        self.bits = [0, 0]  # first player's stones, second player's
+        self.heights = [0] * 7
+        self.moves = 0
+
+    def copy(self):
+        s = ConnectFour.__new__(ConnectFour)
+        s.bits, s.heights, s.moves = self.bits[:], self.heights[:], self.moves
+        return s
+
+    def first_to_move(self):
+        return self.moves % 2 == 0
+
+    @staticmethod
+    def has_four(b):
+        for shift in (1, 7, 6, 8):
+            m = b & (b >> shift)
+            if m & (m >> 2 * shift):
+                return True
+        return False
+
+    def is_over(self):
+        return self.moves == 42 or self.has_four(self.bits[(self.moves + 1) % 2])  # only the last mover can have won
+
+    def legal_moves(self):
+        if self.is_over():
+            return []
+        return [c for c in range(7) if self.heights[c] < 6]
+
+    def play(self, move):
+        self.bits[self.moves % 2] |= 1 << (7 * move + self.heights[move])
+        self.heights[move] += 1
+        self.moves += 1
+
+    def result(self):
+        if self.has_four(self.bits[0]):
+            return 1.0
+        return 0.0 if self.has_four(self.bits[1]) else 0.5
+
+    def encode(self):
+        """84 floats: the mover's stones, then the opponent's, each as 6x7 cells, top row first."""
+        mine, theirs = self.bits[self.moves % 2], self.bits[(self.moves + 1) % 2]
+        cells = [7 * c + r for r in range(5, -1, -1) for c in range(7)]
+        return np.array([mine >> i & 1 for i in cells] + [theirs >> i & 1 for i in cells], dtype=np.float32)
+
+    @staticmethod
+    def mirror_encoding(x):
+        """Left-right mirror of encode()'s output (works on a batch too)."""
+        x = np.asarray(x)
+        return x.reshape(x.shape[:-1] + (2, 6, 7))[..., ::-1].reshape(x.shape)
+
+    @staticmethod
+    def mirror_policy(p):
+        return np.asarray(p)[..., ::-1]
+
+    def move_name(self, move):
+        return str(move + 1)  # columns 1..7 as printed under the board
+
+    def __str__(self):
+        def cell(r, c):
+            bit = 1 << (7 * c + r)
+            return "X" if self.bits[0] & bit else "O" if self.bits[1] & bit else "."
+        rows = [" ".join(cell(r, c) for c in range(7)) for r in range(5, -1, -1)]
+        return "\n".join(rows + ["1 2 3 4 5 6 7"])
+
+
+def random_rollout(state, rng):
+    """Uniformly random legal moves to the end of the game."""
+    s = state.copy()
+    while not s.is_over():
+        moves = s.legal_moves()
+        s.play(moves[int(rng.random() * len(moves))])
+    return s.result()
+
+
+GAMES = {"go": go_corner, "chess": chess_trap, "tictactoe": TicTacToe, "connect4": ConnectFour}
+ROLLOUTS = {"go": go_rollout, "chess": chess_rollout, "tictactoe": random_rollout, "connect4": random_rollout}

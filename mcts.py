@@ -1,0 +1,143 @@
+"""Monte Carlo tree search with UCT and random rollouts: Part 1 of the article.
+
+    python mcts.py --game go       # Figure 2: the 7x7 corner, B1 is the vital point
+    python mcts.py --game chess    # Figure 3: flat Monte Carlo takes the knight, the tree sees ...Re1#
+"""
+import argparse
+import math
+import random
+import time
+
+import games
+
+
+class Node:
+    def __init__(self, state, move=None, parent=None):
+        self.move, self.parent, self.children = move, parent, []
+        self.untried = state.legal_moves()            # moves with no child node yet
+        self.first_moved = not state.first_to_move()  # True if the first player made `move`
+        self.n, self.w = 0, 0.0                       # visits, and the sum of results for whoever made `move`
+
+
+def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
+    rng = random.Random(seed)
+    root = Node(root_state)
+    for t in range(1, n_simulations + 1):
+        node, state = root, root_state.copy()
+
+        # 1. Select: while every move of a node has a child, descend to the child with the best UCT score
+        while not node.untried and node.children:
+            log_n = math.log(node.n)
+            node = max(node.children,
+                       key=lambda ch: ch.w / ch.n + c * math.sqrt(log_n / ch.n))
+            state.play(node.move)
+
+        # 2. Expand: give one untried move, picked at random, a node of its own
+        if node.untried and not state.is_over():
+            move = node.untried.pop(rng.randrange(len(node.untried)))
+            state.play(move)
+            child = Node(state, move, node)
+            node.children.append(child)
+            node = child
+
+        # 3. Simulate: finish the game with random moves
+        result = rollout(state, rng)
+
+        # 4. Back up: each node on the path counts the visit and scores the result for the player who moved into it
+        while node is not None:
+            node.n += 1
+            node.w += result if node.first_moved else 1 - result
+            node = node.parent
+
+        if on_step:
+            on_step(t, root)
+    return root
+
+
+def best_move(root):
+    """The most visited move: a high average over few visits may be luck."""
+    return max(root.children, key=lambda ch: ch.n).move
+
+
+def flat_monte_carlo(state, rollout, n_per_move, seed=0):
+    """Brügmann's flat Monte Carlo: the mean rollout result, for the player to move, after each legal move."""
+    rng = random.Random(seed)
+    scores = {}
+    for move in state.legal_moves():
+        after = state.copy()
+        after.play(move)
+        total = sum(rollout(after, rng) for _ in range(n_per_move))
+        scores[move] = total / n_per_move if state.first_to_move() else 1 - total / n_per_move
+    return scores
+
+
+def track_lead(move, every=100):
+    """An on_step callback that records from which simulation `move` is the most visited for good, and its share
+    of the visits every `every` simulations."""
+    record = {"lead_from": None, "share": {}}
+
+    def on_step(t, root):
+        n_move = sum(ch.n for ch in root.children if ch.move == move)
+        if any(ch.n >= n_move for ch in root.children if ch.move != move):
+            record["lead_from"] = None
+        elif record["lead_from"] is None:
+            record["lead_from"] = t
+        if t % every == 0:
+            record["share"][t] = n_move / t
+    return on_step, record
+
+
+def bar(fraction, width=40):
+    return "#" * round(fraction * width)
+
+
+def print_visits(state, root, top=6):
+    total = sum(ch.n for ch in root.children)
+    print(f"  {'move':>6} {'visits':>7} {'win rate':>9}")
+    for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+
+
+def sparkline(values):
+    return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
+
+
+def positive_int(text):
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
+    parser.add_argument("--simulations", type=positive_int, default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")
+    parser.add_argument("--c", type=float, default=None, help="UCT exploration constant (default 0.7 in chess, else 1.0)")
+    parser.add_argument("--flat", type=positive_int, default=400,
+                        help="chess only: flat Monte Carlo rollouts after each move (default 400)")
+    args = parser.parse_args()
+    c = args.c if args.c is not None else 0.7 if args.game == "chess" else 1.0
+    state, rollout = games.GAMES[args.game](), games.ROLLOUTS[args.game]
+    print(state)
+    on_step, record = track_lead(games.go_point("B1")) if args.game == "go" else (None, None)
+    start = time.process_time()
+    root = uct_search(state, rollout, args.simulations, c=c, seed=args.seed, on_step=on_step)
+    seconds = time.process_time() - start
+    print(f"\nUCT, {args.simulations} simulations, c = {c}, seed {args.seed}: {seconds:.1f} CPU-seconds")
+    print_visits(state, root)
+    print(f"best move: {state.move_name(best_move(root))}")
+    if args.game == "go":
+        share = record["share"]
+        print(f"\nB1's share of the visits, every 100 simulations: {sparkline(share.values())}")
+        print("  " + "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share))
+        print(f"B1 is the most visited move for good from simulation {record['lead_from']}")
+    if args.game == "chess":
+        flat = flat_monte_carlo(state, rollout, args.flat, seed=args.seed)
+        visits = {ch.move: ch.n for ch in root.children}
+        print(f"\nFlat Monte Carlo ({args.flat} rollouts a move) beside UCT's visits; '!' = allows ...Re1# at once")
+        print(f"  {'rank':>4} {'move':>6} {'flat':>6} {'visits':>7}")
+        for rank, move in enumerate(sorted(flat, key=lambda m: -flat[m]), 1):
+            trap = "  <- Qxd7, the trap" if state.move_name(move) == "Qxd7" else ""
+            mate = "!" if games.allows_mate_in_one(state, move) else " "
+            print(f"  {rank:4d} {state.move_name(move):>6}{mate}{flat[move]:6.3f} {visits.get(move, 0):7d}{trap}")

@@ -1,0 +1,144 @@
+"""PUCT: Part 2 of the article. mcts.py with a network's priors in the select step and its value in place of the
+rollout. The "network" here is a stand-in: uniform priors, or priors leaning on one move, and one rollout as value.
+
+    python puct.py              # uniform priors against priors leaning 0.5 on B1, 1,000 simulations each
+    python puct.py --seeds 4    # the same for seeds 0..3
+"""
+import argparse
+import math
+import random
+import time
+
+import games
+
+
+class Node:
+    def __init__(self, first_moved, move=None, parent=None, prior=1.0):
+        self.move, self.parent, self.children = move, parent, []
+        self.prior = prior                            # P(s,a): the network's guess that `move` is good
+        self.first_moved = first_moved                # True if the first player made `move`
+        self.n, self.w = 0, 0.0                       # visits, and the sum of results for whoever made `move`
+
+
+def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
+    root = Node(not root_state.first_to_move())
+    for t in range(1, n_simulations + 1):
+        node, state = root, root_state.copy()
+
+        # 1. Select: while a node has children, descend to the child with the best PUCT score
+        while node.children:
+            sqrt_n = math.sqrt(node.n)
+            node = max(node.children,
+                       key=lambda ch: (ch.w / ch.n if ch.n else 0.0)
+                                      + c_puct * ch.prior * sqrt_n / (1 + ch.n))
+            state.play(node.move)
+
+        # 2. Expand: one network call gives every legal move a child with its prior
+        priors, result = network(state)
+        node.children = [Node(state.first_to_move(), move, node, p)
+                         for move, p in priors.items()]
+
+        # 3. Evaluate: the same call scored the position, so there is no rollout
+
+        # 4. Back up: each node on the path counts the visit and scores the result for the player who moved into it
+        while node is not None:
+            node.n += 1
+            node.w += result if node.first_moved else 1 - result
+            node = node.parent
+
+        if on_step:
+            on_step(t, root)
+    return root
+
+
+def best_move(root):
+    """The most visited move: a high average over few visits may be luck."""
+    return max(root.children, key=lambda ch: ch.n).move
+
+
+def visit_policy(root, tau=1.0):
+    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on the most visited."""
+    if tau == 0:
+        return {ch.move: float(ch.move == best_move(root)) for ch in root.children}
+    weights = {ch.move: ch.n ** (1 / tau) for ch in root.children}
+    total = sum(weights.values())
+    return {move: x / total for move, x in weights.items()}
+
+
+def rollout_network(rollout, hint=None, weight=0.5, seed=0):
+    """A stand-in for the policy-value network: uniform priors, with `weight` of the mass moved onto `hint` where
+    it is legal; the value is one rollout. A finished game gets no priors and its exact result."""
+    rng = random.Random(seed)
+
+    def network(state):
+        if state.is_over():
+            return {}, state.result()
+        moves = state.legal_moves()
+        rng.shuffle(moves)  # equal priors: let chance, not board order, decide which is tried first
+        lean = weight if hint in moves else 0.0
+        priors = {move: (1 - lean) / len(moves) + (lean if move == hint else 0.0) for move in moves}
+        return priors, rollout(state, rng)
+    return network
+
+
+def track_lead(move, every=100):
+    """An on_step callback that records from which simulation `move` is the most visited for good, and its share
+    of the visits every `every` simulations."""
+    record = {"lead_from": None, "share": {}}
+
+    def on_step(t, root):
+        n_move = sum(ch.n for ch in root.children if ch.move == move)
+        if any(ch.n >= n_move for ch in root.children if ch.move != move):
+            record["lead_from"] = None
+        elif record["lead_from"] is None:
+            record["lead_from"] = t
+        if t % every == 0:
+            record["share"][t] = n_move / t
+    return on_step, record
+
+
+def bar(fraction, width=40):
+    return "#" * round(fraction * width)
+
+
+def print_visits(state, root, top=6):
+    total = sum(ch.n for ch in root.children)
+    print(f"  {'move':>6} {'visits':>7} {'win rate':>9}")
+    for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+
+
+def sparkline(values):
+    return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
+
+
+def positive_int(text):
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--simulations", type=positive_int, default=1000, help="simulations per search (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the stand-in network's rollouts (default 0)")
+    parser.add_argument("--seeds", type=positive_int, default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
+    parser.add_argument("--weight", type=float, default=0.5, help="prior mass moved onto B1 when leaning (default 0.5)")
+    args = parser.parse_args()
+    state, b1 = games.go_corner(), games.go_point("B1")
+    print(state)
+    print(f"\nPUCT, {args.simulations} simulations, c_puct = {args.c_puct}; value = one random rollout")
+    print(f"  {'seed':>4}  {'priors':<18} {'B1 visits':>9} {'B1 wins':>8} {'pi(B1)':>7} {'B1 leads from':>14} {'CPU s':>6}")
+    for seed in range(args.seed, args.seed + args.seeds):
+        for label, weight in (("uniform", 0.0), (f"leaning {args.weight} on B1", args.weight)):
+            network = rollout_network(games.go_rollout, hint=b1, weight=weight, seed=seed)
+            on_step, record = track_lead(b1)
+            start = time.process_time()
+            root = puct_search(state, network, args.simulations, c_puct=args.c_puct, on_step=on_step)
+            seconds = time.process_time() - start
+            node = next(ch for ch in root.children if ch.move == b1)
+            print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):8.2f} "
+                  f"{visit_policy(root)[b1]:7.2f} {str(record['lead_from']):>14} {seconds:6.1f}")
+            if args.seeds == 1:
+                print_visits(state, root)
