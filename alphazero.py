@@ -1,0 +1,370 @@
+"""AlphaZero: puct.py grown into the lab's self-play loop. A policy-value network replaces the stand-in; the search
+trains the network that guides the search.
+
+    python alphazero.py --game connect4                       # train (about 4 minutes on 2 cores), saves connect4.pt
+    python alphazero.py --game connect4 --play                # then play against it in the terminal
+    python alphazero.py --game tictactoe                      # the lab's Part 1 (well under a minute)
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one BLAS thread per process: the processes already fill the cores
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+
+import numpy as np
+import torch
+
+import games
+
+torch.set_num_threads(1)  # on 2 cores, oversubscribed threads made 200 Adam steps take 28 s instead of under 1 s
+GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
+SETTINGS = {  # the lab's settings; every one has a flag
+    "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
+    "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
+COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25)
+
+
+class Node:
+    def __init__(self, move=None, parent=None, prior=1.0):
+        self.move, self.parent, self.children = move, parent, []
+        self.prior = prior                            # P(s,a): the network's guess that `move` is good
+        self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
+
+
+def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None):
+    """PUCT on several games side by side: each simulation walks every game's tree down to a leaf, then one batched
+    network call evaluates all the leaves (one matrix product costs about what a single position does)."""
+    roots = roots or [Node() for _ in root_states]
+    for t in range(n_simulations + 1):  # simulation 0 expands the roots, so the +1 under the square root is N(s)
+        leaves = []
+        for root, root_state in zip(roots, root_states):
+            node, state = root, root_state.copy()
+
+            # 1. Select: while a node has children, descend to the child with the best PUCT score
+            while node.children:
+                sqrt_n = math.sqrt(node.n)
+                node = max(node.children,
+                           key=lambda ch: (ch.w / ch.n if ch.n else 0.0)
+                                          + c_puct * ch.prior * sqrt_n / (1 + ch.n))
+                state.play(node.move)
+            leaves.append((node, state))
+
+        # 2. Expand: one network call gives every leaf's legal moves a child with its prior
+        for (node, state), (priors, value) in zip(leaves, evaluate(net, [state for _, state in leaves])):
+            node.children = [Node(move, node, p)
+                             for move, p in priors.items()]
+
+            # 3. Evaluate: the same call scored the position: `value` is for the player to move at the leaf
+
+            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
+            value = -value
+            while node is not None:
+                node.n += 1
+                node.w += value
+                value = -value
+                node = node.parent
+
+        if t == 0 and noise is not None:
+            for root in roots:
+                add_dirichlet(root, *noise)
+    return roots
+
+
+def best_move(root):
+    """The most visited move: a high average over few visits may be luck."""
+    return max(root.children, key=lambda ch: ch.n).move
+
+
+def visit_policy(root, tau=1.0):
+    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on the most visited."""
+    if tau == 0:
+        return {ch.move: float(ch.move == best_move(root)) for ch in root.children}
+    weights = {ch.move: ch.n ** (1 / tau) for ch in root.children}
+    total = sum(weights.values())
+    return {move: x / total for move, x in weights.items()}
+
+
+def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
+    """Self-play only: P = (1 - weight) p + weight eta, eta ~ Dir(alpha) over the legal moves, so that every move
+    gets tried now and then, even one the network has learned to ignore."""
+    eta = rng.dirichlet([alpha] * len(root.children)).tolist()
+    for ch, e in zip(root.children, eta):
+        ch.prior = (1 - weight) * ch.prior + weight * e
+
+
+class Net(torch.nn.Module):
+    """The policy-value MLP: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out."""
+
+    def __init__(self, game, hidden):
+        super().__init__()
+        self.game, self.hidden = game, hidden
+        n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions
+        self.body = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(),
+                                        torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
+        self.policy, self.value = torch.nn.Linear(hidden, n_out), torch.nn.Linear(hidden, 1)
+
+    def forward(self, x):
+        h = self.body(x)
+        return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
+
+
+class NumpyNet:
+    """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
+
+    def __init__(self, net):
+        self.game = net.game
+        w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
+             for layer in (net.body[0], net.body[2], net.policy, net.value)]
+        (self.w1, self.b1), (self.w2, self.b2), (self.wp, self.bp), (self.wv, self.bv) = w
+
+    def __call__(self, x):
+        h = np.maximum(x @ self.w1 + self.b1, 0)
+        h = np.maximum(h @ self.w2 + self.b2, 0)
+        return h @ self.wp + self.bp, np.tanh(h @ self.wv + self.bv)[:, 0]
+
+
+def evaluate(net, states):
+    """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
+    moves are masked out of the softmax. A finished game gets no priors and its exact value."""
+    over = [s.is_over() for s in states]
+    live = [s.encode() for s, done in zip(states, over) if not done]
+    logits, values = net(np.stack(live)) if live else ([], [])
+    logits, values = iter(np.asarray(logits).tolist()), iter(np.asarray(values).tolist())  # plain floats from here
+    out = []
+    for s, done in zip(states, over):
+        if done:
+            out.append(({}, outcome(s)))
+            continue
+        row, moves = next(logits), s.legal_moves()
+        top = max(row[m] for m in moves)
+        e = [math.exp(row[m] - top) for m in moves]
+        total = sum(e)
+        out.append(({m: x / total for m, x in zip(moves, e)}, next(values)))
+    return out
+
+
+def outcome(state):
+    """A finished game's value for the player to move: 1 won, -1 lost, 0 drawn."""
+    r = 2 * state.result() - 1
+    return r if state.first_to_move() else -r
+
+
+def choose_move(state, net, n_simulations, rng=None):
+    """The agent's move: with 0 simulations the raw policy's most likely legal move, else search without noise."""
+    if n_simulations == 0:
+        priors, _ = evaluate(net, [state])[0]
+        return max(priors, key=priors.get)
+    return best_move(search([state], net, n_simulations)[0])
+
+
+def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, alpha=1.0, noise=0.25,
+              reuse_tree=False):
+    """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
+    player to move, its visit distribution, and the game's outcome for that player."""
+    states = [GAMES[game]() for _ in range(n_games)]
+    roots = [None] * n_games
+    history = [[] for _ in range(n_games)]
+    while True:
+        live = [i for i in range(n_games) if not states[i].is_over()]
+        if not live:
+            break
+        found = search([states[i] for i in live], net, n_simulations, c_puct, noise=(rng, alpha, noise),
+                       roots=[roots[i] or Node() for i in live])
+        for i, root in zip(live, found):
+            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)
+            for move, p in visit_policy(root).items():
+                pi[move] = p
+            history[i].append((states[i].encode(), pi, states[i].first_to_move()))
+            move = rng.choice(len(pi), p=pi / pi.sum()) if len(history[i]) <= temp_moves else best_move(root)
+            states[i].play(move)
+            roots[i] = next((ch for ch in root.children if ch.move == move and ch.children), None) if reuse_tree else None
+            if roots[i]:
+                roots[i].parent = None  # the rest of the old tree can go
+    x, pis, zs = [], [], []
+    for state, h in zip(states, history):
+        r = 2 * state.result() - 1
+        for enc, pi, first in h:
+            x.append(enc), pis.append(pi), zs.append(r if first else -r)
+    return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
+
+
+def play_games(job):
+    """One worker's share of an iteration's games, with its own random stream."""
+    game, net, n_games, cfg, seed = job
+    rng = np.random.default_rng(seed)
+    return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], rng, cfg["c_puct"], cfg["alpha"],
+                     cfg["noise"], cfg.get("reuse_tree", False))
+
+
+def fit(net, optimizer, data, steps, batch, rng):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
+    x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
+    losses = []
+    for _ in range(steps):
+        idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
+        logits, v = net(x[idx])
+        value_loss = ((z[idx] - v) ** 2).mean()
+        policy_loss = -(pi[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+        optimizer.zero_grad()
+        (value_loss + policy_loss).backward()
+        optimizer.step()
+        losses.append((value_loss.item(), policy_loss.item()))
+    return np.mean(losses, axis=0)
+
+
+def settings(game, **overrides):
+    """The lab's settings for `game`, with any of them overridden (None means keep the default)."""
+    cfg = dict(SETTINGS[game], **COMMON)
+    cfg.update({k: v for k, v in overrides.items() if v is not None})
+    return cfg
+
+
+def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print):
+    """The self-play loop: play an iteration's games with the current network, train on the last `window`
+    iterations, save, repeat. Games run in `workers` processes, each playing its share side by side."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    workers = workers or os.cpu_count()
+    net = Net(game, cfg["hidden"])
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    replay, start = [], time.time()
+    if on_iteration:
+        on_iteration(0, net)
+    pool = multiprocessing.Pool(workers) if workers > 1 else None
+    try:
+        for it in range(1, cfg["iterations"] + 1):
+            t0 = time.time()
+            share = [cfg["games"] // workers + (k < cfg["games"] % workers) for k in range(workers)]
+            jobs = [(game, NumpyNet(net), share[k], cfg, (seed, it, k)) for k in range(workers) if share[k]]
+            parts = pool.map(play_games, jobs) if pool else list(map(play_games, jobs))
+            x, pi, z = (np.concatenate(p) for p in zip(*parts))
+            if cfg["mirror"]:  # left-right mirror images: twice the data for free
+                cls = GAMES[game]
+                x, pi, z = np.concatenate([x, cls.mirror_encoding(x)]), np.concatenate([pi, cls.mirror_policy(pi)]), \
+                    np.concatenate([z, z])
+            replay = (replay + [(x, np.ascontiguousarray(pi), z)])[-cfg["window"]:]
+            t1 = time.time()
+            value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            t2 = time.time()
+            if out:
+                save(net, out)
+            log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
+                f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                f"self-play {t1 - t0:5.1f} s  training {t2 - t1:4.1f} s  elapsed {t2 - start:6.1f} s")
+            if on_iteration:
+                on_iteration(it, net)
+    finally:
+        if pool:
+            pool.terminate()
+    return net
+
+
+def save(net, path):
+    """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint."""
+    tmp = f"{path}.tmp"
+    torch.save({"game": net.game, "hidden": net.hidden, "state_dict": net.state_dict()}, tmp)
+    os.replace(tmp, path)
+
+
+def load(path, game=None):
+    """A saved Net; ValueError with one clear line for a missing, corrupt or wrong-game file. weights_only=True
+    never unpickles arbitrary objects."""
+    try:
+        ckpt = torch.load(path, weights_only=True)
+        net = Net(ckpt["game"], ckpt["hidden"])
+        net.load_state_dict(ckpt["state_dict"])
+    except FileNotFoundError:
+        raise ValueError(f"no checkpoint at {path}")
+    except Exception as e:
+        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
+    if game and net.game != game:
+        raise ValueError(f"{path} holds a {net.game} network, not {game}")
+    return net
+
+
+def bar(fraction, width=40):
+    return "#" * round(fraction * width)
+
+
+def print_visits(state, root, top=6):
+    total = sum(ch.n for ch in root.children)
+    print(f"  {'move':>6} {'visits':>7} {'value':>9}")
+    for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+
+
+def play(net, n_simulations, human_first=True):
+    """A human against the agent in the terminal; moves are read from standard input, so a game can be scripted."""
+    state = GAMES[net.game]()
+    while not state.is_over():
+        print(f"\n{state}")
+        if state.first_to_move() == human_first:
+            legal = {state.move_name(m): m for m in state.legal_moves()}
+            text = input(f"your move ({' '.join(legal)}): ").strip().lower()
+            if text not in legal:
+                print(f"not a legal move: {text!r}")
+                continue
+            state.play(legal[text])
+        else:
+            root = search([state], net, n_simulations)[0]
+            chosen = max(root.children, key=lambda ch: ch.n)
+            print(f"the agent searched {n_simulations} simulations:")
+            print_visits(state, root)
+            print(f"the agent plays {state.move_name(chosen.move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
+            state.play(chosen.move)
+    r = state.result()
+    human = r if human_first else 1 - r
+    print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
+
+
+def positive_int(text):
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=list(GAMES), default="connect4", help="which game (default connect4)")
+    parser.add_argument("--iterations", type=positive_int, help="self-play iterations (tictactoe 40, connect4 60)")
+    parser.add_argument("--games", type=positive_int, help="self-play games per iteration (100)")
+    parser.add_argument("--simulations", type=positive_int, help="simulations per move (tictactoe 100, connect4 50)")
+    parser.add_argument("--hidden", type=positive_int, help="units in each of the two hidden layers (128, 256)")
+    parser.add_argument("--temp-moves", type=int, help="moves sampled by visit counts at the start of a game (4, 8)")
+    parser.add_argument("--steps", type=positive_int, help="Adam steps per iteration (200, 400)")
+    parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
+    parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")
+    parser.add_argument("--lr", type=float, help="Adam step size (1e-3)")
+    parser.add_argument("--weight-decay", type=float, help="Adam weight decay (1e-4)")
+    parser.add_argument("--c-puct", type=float, help="PUCT exploration constant (1.25)")
+    parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration (1.0)")
+    parser.add_argument("--noise", type=float, help="weight of the Dirichlet noise at the root in self-play (0.25)")
+    parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
+    parser.add_argument("--reuse-tree", action="store_true", help="keep the chosen move's subtree for the next move")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
+                        help=f"self-play processes (default all cores: {os.cpu_count()})")
+    parser.add_argument("--out", help="checkpoint path, saved every iteration (default GAME.pt)")
+    parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
+    parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME.pt)")
+    parser.add_argument("--first", choices=["human", "agent"], default="human", help="who starts with --play")
+    args = parser.parse_args()
+    cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)},
+                   reuse_tree=args.reuse_tree)
+    path = args.out or args.checkpoint or f"{args.game}.pt"
+    try:
+        if args.play:
+            play(NumpyNet(load(args.checkpoint or f"{args.game}.pt", args.game)), cfg["simulations"],
+                 args.first == "human")
+        else:
+            train(args.game, cfg, seed=args.seed, workers=args.workers, out=path)
+            print(f"\ncheckpoint: {path}\nplay against it: python alphazero.py --game {args.game} --play"
+                  + (f" --checkpoint {path}" if path != f"{args.game}.pt" else ""))
+    except ValueError as e:
+        sys.exit(f"alphazero.py: error: {e}")
+    except (KeyboardInterrupt, EOFError):
+        print("\nbye")
