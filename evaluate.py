@@ -1,23 +1,37 @@
 """Every expected-results table of the seeds, ours beside theirs.
 
-    python evaluate.py --part blog     # the article's numbers: UCT on Go and chess, PUCT, the worked PUCT example
+    python evaluate.py                      # everything: the article, then the lab's Parts 1, 2, 3a and 3b
+    python evaluate.py --part blog          # the article's numbers: UCT on Go and chess, PUCT, the worked example
+    python evaluate.py --part 1             # the lab's Part 1: AlphaZero on tic-tac-toe against the exact solution
+    python evaluate.py --part 2             # the lab's Part 2: AlphaZero on Connect Four against three opponents
+    python evaluate.py --quick              # every part at a small size, in seconds
+    python evaluate.py --checkpoint connect4.pt    # measure one saved network the same way
 """
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one BLAS thread per process: the worker processes already fill the cores
 import argparse
 import json
 import math
-import os
+import multiprocessing
 import statistics
 import sys
 import time
 
+import numpy as np
+
+import alphazero
 import games
+import gumbel
 import mcts
 import puct
 
 
 def table(title, header, rows):
     """Print one table: a title, a header line, then rows of already formatted cells."""
-    print(f"\n=== {title} ===")
+    first, *rest = title.split("\n")
+    print(f"\n=== {first} ===" + "".join("\n" + line for line in rest))
     rows = [[f"{x:.3f}" if isinstance(x, float) else x for x in cells] for cells in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for cells in [header] + rows:
@@ -138,7 +152,357 @@ def part_blog(args):
             "puct": blog_puct(seeds, n_puct), "worked_example": blog_worked_example()}
 
 
-PARTS = {"blog": part_blog}
+# ----------------------------------------------------------------------------------------------------------------
+# The lab (seed 003): the perfect tic-tac-toe player, Connect Four opponents, matches
+
+LAB = {
+    "1": {0: (0.574, 76, 0.982, 42), 5: (0.885, 3, 0.988, 5), 10: (0.889, 3, 0.989, 0), 20: (0.910, 0, 0.988, 10),
+          40: (0.917, 7, 0.987, 8)},
+    "2": {0: (0.00, 0.90, 0.28, 0.00), 10: (0.17, 1.00, 0.54, 0.14), 20: (0.20, 1.00, 0.69, 0.14),
+          40: (0.37, 0.98, 0.82, 0.47), 60: (0.41, 1.00, 0.84, 0.43)},
+    "2_more_search": {0: 0.12, 50: 0.43, 200: 0.59, 800: 0.70},
+    "3a": {"puct seed 0": (0.622, 100, 0.622, 100), "puct seed 1": (0.646, 60, 0.646, 60),
+           "puct seed 2": (0.628, 59, 0.628, 59), "gumbel seed 0": (0.814, 52, 0.865, 36),
+           "gumbel seed 1": (0.869, 26, 0.907, 30), "gumbel seed 2": (0.831, 51, 0.893, 32)},
+    "3b": {2: 0.54, 4: 0.55, 8: 0.49, 16: 0.49, 32: 0.45, 64: 0.43},
+}
+NAMES = {"alphazero": "puct", "gumbel": "gumbel"}
+ALGORITHMS = {"alphazero": alphazero, "gumbel": gumbel}
+SOLVED = {}  # (x bits, o bits) -> minimax value for the player to move
+
+
+def solve(state):
+    """Tic-tac-toe's exact value for the player to move (1 win, 0 draw, -1 loss), by memoised minimax."""
+    key = (state.x, state.o)
+    if key not in SOLVED:
+        if state.is_over():
+            SOLVED[key] = alphazero.outcome(state)
+        else:
+            SOLVED[key] = max(-solve(after(state, m)) for m in state.legal_moves())
+    return SOLVED[key]
+
+
+def after(state, move):
+    s = state.copy()
+    s.play(move)
+    return s
+
+
+def optimal_moves(state):
+    best = solve(state)
+    return [m for m in state.legal_moves() if -solve(after(state, m)) == best]
+
+
+def tictactoe_positions():
+    """The 4,520 tic-tac-toe positions with a move to make, in a fixed order."""
+    found, stack = {}, [games.TicTacToe()]
+    while stack:
+        s = stack.pop()
+        if (s.x, s.o) not in found:
+            found[(s.x, s.o)] = s
+            stack.extend(after(s, m) for m in s.legal_moves())
+    return [s for key, s in sorted(found.items()) if not s.is_over()]
+
+
+# A player takes a batch of states (one per game running side by side) and their random generators, and returns
+# a move for each: the network's agent searches all its games at once, with one batched network call a simulation.
+
+class Agent:
+    """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero" or "gumbel")."""
+
+    def __init__(self, net, n_simulations, algorithm="alphazero"):
+        self.net, self.n_simulations, self.algorithm = net, n_simulations, algorithm  # a name: modules don't pickle
+
+    def __call__(self, states, rngs):
+        algorithm = ALGORITHMS[self.algorithm]
+        if self.n_simulations == 0:
+            return [max(priors, key=priors.get) for priors, _ in algorithm.evaluate(self.net, states)]
+        return [algorithm.best_move(root) for root in algorithm.search(states, self.net, self.n_simulations)]
+
+
+def random_player(states, rngs):
+    return [s.legal_moves()[rng.integers(len(s.legal_moves()))] for s, rng in zip(states, rngs)]
+
+
+def perfect_player(states, rngs):
+    """Uniformly among the optimal moves."""
+    return [rng.choice(optimal_moves(s)) for s, rng in zip(states, rngs)]
+
+
+def winning_columns(state, player):
+    """Connect Four columns where `player` (0 first, 1 second) would complete a four at once."""
+    return [c for c in state.legal_moves()
+            if games.ConnectFour.has_four(state.bits[player] | 1 << (7 * c + state.heights[c]))]
+
+
+CENTRE_WEIGHTS = np.array([1, 2, 3, 4, 3, 2, 1], dtype=float)
+
+
+def tactical_player(states, rngs):
+    """Win at once if possible; else block the opponent's win; else avoid moves that let the opponent win at once;
+    else a random move weighted towards the centre."""
+    moves = []
+    for s, rng in zip(states, rngs):
+        me = s.moves % 2
+        wins, threats = winning_columns(s, me), winning_columns(s, 1 - me)
+        safe = [c for c in s.legal_moves() if not winning_columns(after(s, c), 1 - me)]
+        choices = wins[:1] or threats[:1] or safe or s.legal_moves()
+        w = CENTRE_WEIGHTS[choices]
+        moves.append(choices[rng.choice(len(choices), p=w / w.sum())])
+    return moves
+
+
+class UCTPlayer:
+    """Plain UCT from mcts.py with uniformly random rollouts."""
+
+    def __init__(self, n_simulations):
+        self.n_simulations = n_simulations
+
+    def __call__(self, states, rngs):
+        return [mcts.best_move(mcts.uct_search(s, games.random_rollout, self.n_simulations,
+                                               seed=int(rng.integers(2 ** 31)))) for s, rng in zip(states, rngs)]
+
+
+def match_games(task):
+    """Games `indices` of a match, side by side. Game i starts from opening i // 2 (`opening` random moves) with
+    the agent first when i is even; returns the agent's score in each (win 1, draw 1/2, loss 0)."""
+    game, agent, opponent, indices, seed, opening = task
+    states, rngs = [], []
+    for i in indices:
+        s, orng = alphazero.GAMES[game](), np.random.default_rng([seed, i // 2])
+        for _ in range(opening):
+            s.play(s.legal_moves()[orng.integers(len(s.legal_moves()))])
+        states.append(s)
+        rngs.append(np.random.default_rng([seed, i, 1]))
+    agent_first = [i % 2 == 0 for i in indices]
+    while not all(s.is_over() for s in states):
+        for player, is_agent in ((agent, True), (opponent, False)):
+            turn = [j for j, s in enumerate(states) if not s.is_over() and s.first_to_move() == (agent_first[j] == is_agent)]
+            if turn:
+                for j, move in zip(turn, player([states[j] for j in turn], [rngs[j] for j in turn])):
+                    states[j].play(move)
+    return [s.result() if first else 1 - s.result() for s, first in zip(states, agent_first)]
+
+
+def optimal_fraction(task):
+    """How many of positions[lo:hi] the agent answers with an optimal move."""
+    agent, lo, hi = task
+    positions = tictactoe_positions()[lo:hi]
+    moves = agent(positions, [None] * len(positions))
+    return sum(m in optimal_moves(s) for s, m in zip(positions, moves))
+
+
+POOL = None  # the worker processes, shared by every part of the run
+
+
+def parallel(fn, tasks):
+    return POOL.map(fn, tasks, chunksize=1) if POOL else list(map(fn, tasks))
+
+
+def chunks(n, k):
+    """Split range(n) into k nearly equal slices."""
+    return [range(n * i // k, n * (i + 1) // k) for i in range(k) if n * i // k < n * (i + 1) // k]
+
+
+def run_jobs(jobs, workers):
+    """jobs: {key: ("match", game, agent, opponent, n_games, seed, opening) or ("optimal", agent, n_positions)}.
+    Every job is cut into pieces and the pieces of all jobs go to the pool together, so that the cores stay busy.
+    Returns {key: the agent's score in each game} for matches and {key: fraction of optimal moves} otherwise."""
+    pieces, owners = [], []
+    for key, job in jobs.items():
+        n = job[4] if job[0] == "match" else job[2]
+        for idx in chunks(n, 2 * workers):
+            if job[0] == "match":
+                pieces.append((match_games, job[1:4] + (list(idx),) + job[5:]))
+            else:
+                pieces.append((optimal_fraction, (job[1], idx.start, idx.stop)))
+            owners.append(key)
+    results = {key: [] for key in jobs}
+    for key, r in zip(owners, parallel(call, pieces)):
+        results[key] += r if isinstance(r, list) else [r]
+    return {key: r if jobs[key][0] == "match" else sum(r) / jobs[key][2] for key, r in results.items()}
+
+
+def call(piece):
+    fn, task = piece
+    return fn(task)
+
+
+def mean(scores):
+    return sum(scores) / len(scores)
+
+
+def snapshots_of(game, cfg, args, keep):
+    """Train `game` and keep numpy copies of the network at the iterations in `keep`."""
+    nets = {}
+    alphazero.train(game, cfg, seed=args.seed, workers=args.workers,
+                    on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}) if it in keep else None,
+                    log=lambda line: print("  " + line, flush=True))
+    return nets
+
+
+def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero"):
+    """Optimal-move fraction and games against the perfect player, for the raw policy and for search."""
+    jobs = {}
+    for label, sims in (("policy", 0), ("search", n_simulations)):
+        agent = Agent(net, sims, algorithm)
+        jobs[f"{tag}{label}_optimal"] = ("optimal", agent, n_positions)
+        jobs[f"{tag}{label}_games"] = ("match", "tictactoe", agent, perfect_player, n_games, seed, 0)
+    return jobs
+
+
+def tictactoe_row(r, tag=""):
+    return {"policy_optimal": round(r[f"{tag}policy_optimal"], 3), "policy_losses": r[f"{tag}policy_games"].count(0.0),
+            "search_optimal": round(r[f"{tag}search_optimal"], 3), "search_losses": r[f"{tag}search_games"].count(0.0)}
+
+
+def part_1(args):
+    q = args.quick
+    cfg = alphazero.settings("tictactoe", iterations=5 if q else None, games=20 if q else None,
+                             simulations=20 if q else None)
+    keep = (0, 5) if q else (0, 5, 10, 20, 40)
+    n_games, n_positions = (10, 500) if q else (100, 4520)
+    progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
+             f"{cfg['simulations']} simulations")
+    t0 = time.time()
+    nets = snapshots_of("tictactoe", cfg, args, keep)
+    t1 = time.time()
+    progress(f"part 1: measuring {len(keep)} networks on {n_positions:,} positions and {n_games} games each")
+    jobs = {}
+    for it in keep:
+        jobs.update(tictactoe_jobs(nets[it], cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:"))
+    r = run_jobs(jobs, args.workers)
+    ours = {it: tictactoe_row(r, f"{it}:") for it in keep}
+    rows = [[it] + [x for pair in zip(ours[it].values(), LAB["1"].get(it, [""] * 4)) for x in pair] for it in keep]
+    table(f"Part 1: AlphaZero on tic-tac-toe ({cfg['simulations']} simulations per move, {cfg['games']} games per "
+          f"iteration)\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} games against "
+          f"the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
+          ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
+    return {"ours": ours, "lab": LAB["1"], "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+
+
+def connect4_jobs(net, n_simulations, sizes, seed, tag=""):
+    """The raw policy against the tactical player; search against random, tactical and UCT-400."""
+    n_tactical, n_other, uct = sizes
+    return {f"{tag}policy_v_tactical": ("match", "connect4", Agent(net, 0), tactical_player, n_tactical, seed, 2),
+            f"{tag}search_v_random": ("match", "connect4", Agent(net, n_simulations), random_player, n_other, seed, 2),
+            f"{tag}search_v_tactical": ("match", "connect4", Agent(net, n_simulations), tactical_player, n_tactical,
+                                        seed, 2),
+            f"{tag}search_v_uct": ("match", "connect4", Agent(net, n_simulations), UCTPlayer(uct), n_other, seed, 2)}
+
+
+def part_2(args):
+    q = args.quick
+    cfg = alphazero.settings("connect4", iterations=2 if q else None, games=10 if q else None,
+                             simulations=10 if q else None)
+    keep = (0, 2) if q else (0, 10, 20, 40, 60)
+    sizes = (4, 2, 50) if q else (100, 50, 400)
+    more = (0, 10) if q else (0, 50, 200, 800)
+    progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
+             f"{cfg['simulations']} simulations")
+    t0 = time.time()
+    nets = snapshots_of("connect4", cfg, args, keep)
+    t1 = time.time()
+    final = nets[keep[-1]]
+    FINAL_CONNECT4.append(final)
+    progress(f"part 2: matches for {len(keep)} networks, then the final one with {more} simulations against "
+             f"UCT-{sizes[2]}")
+    jobs = {}
+    for it in keep:
+        jobs.update(connect4_jobs(nets[it], cfg["simulations"], sizes, args.seed, tag=f"{it}:"))
+    for sims in more:
+        jobs[f"more:{sims}"] = ("match", "connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], args.seed, 2)
+    r = run_jobs(jobs, args.workers)
+    keys = ("policy_v_tactical", "search_v_random", "search_v_tactical", "search_v_uct")
+    ours = {it: {k: round(mean(r[f"{it}:{k}"]), 3) for k in keys} for it in keep}
+    rows = [[it] + [x for pair in zip(ours[it].values(), LAB["2"].get(it, [""] * 4)) for x in pair] for it in keep]
+    table(f"Part 2: AlphaZero on Connect Four ({cfg['simulations']} simulations per move, {cfg['iterations']} "
+          f"iterations of {cfg['games']} games)\n  score (win 1, draw 1/2) from random two-move openings, both colours: "
+          f"the raw policy against the tactical player ({sizes[0]} games),\n  and search with {cfg['simulations']} "
+          f"simulations against random ({sizes[1]}), tactical ({sizes[0]}) and UCT-{sizes[2]} ({sizes[1]} games)",
+          ["iteration", "policy v tactical", "lab", "search v random", "lab", "search v tactical", "lab",
+           f"search v UCT-{sizes[2]}", "lab"], rows)
+    more_search = {sims: round(mean(r[f"more:{sims}"]), 3) for sims in more}
+    table(f"Part 2: the final network with more search, against UCT-{sizes[2]} ({sizes[1]} games each)",
+          ["simulations", "score", "lab"], [[s, f"{more_search[s]:.2f}", LAB["2_more_search"].get(s, "")] for s in more])
+    return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
+            "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+
+
+FINAL_CONNECT4 = []  # Part 2's final network, for Part 3b
+
+
+def train_one(job):
+    """One whole training in one worker process (used where several small trainings run side by side)."""
+    algorithm, game, cfg, seed = job
+    net = ALGORITHMS[algorithm].train(game, cfg, seed=seed, workers=1, log=lambda line: None)
+    return ALGORITHMS[algorithm].NumpyNet(net)
+
+
+def part_3a(args):
+    q = args.quick
+    seeds = [args.seed + i for i in range(3)]
+    n_games, n_positions = (10, 500) if q else (100, 4520)
+    runs = [(algorithm, seed) for algorithm in ("alphazero", "gumbel") for seed in seeds]
+    cfgs = {a: ALGORITHMS[a].settings("tictactoe", simulations=2, iterations=5 if q else None, games=20 if q else None)
+            for a in ("alphazero", "gumbel")}
+    progress(f"part 3a: training tic-tac-toe with 2 simulations per move, PUCT and Gumbel, seeds {seeds}, "
+             f"{cfgs['gumbel']['iterations']} iterations each, the six side by side")
+    t0 = time.time()
+    # With 2 simulations self-play is cheap and the Adam steps are most of the time: one training per process.
+    nets = parallel(train_one, [(a, "tictactoe", cfgs[a], seed) for a, seed in runs])
+    t1 = time.time()
+    progress(f"part 3a: measuring the six networks on {n_positions:,} positions and {n_games} games each")
+    jobs = {}
+    for (a, seed), net in zip(runs, nets):
+        jobs.update(tictactoe_jobs(net, 2, n_games, n_positions, args.seed, tag=f"{a}:{seed}:", algorithm=a))
+    r = run_jobs(jobs, args.workers)
+    ours, rows = {}, []
+    for i, (a, seed) in enumerate(runs):
+        label = f"{NAMES[a]} seed {seed}"
+        ours[label] = tictactoe_row(r, f"{a}:{seed}:")
+        lab = LAB["3a"][f"{NAMES[a]} seed {i % 3}"]  # the lab's seeds 0-2 beside ours
+        rows.append([label] + [x for pair in zip(ours[label].values(), lab) for x in pair])
+    table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds\n"
+          f"  after {cfgs['gumbel']['iterations']} iterations of {cfgs['gumbel']['games']} games: optimal-move fraction "
+          f"and losses against the perfect player ({n_games} games)",
+          ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
+    return {"ours": ours, "lab": LAB["3a"], "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+
+
+def final_connect4(args):
+    """Part 2's final network; when Part 3b runs alone, the same training (same seed, same network) runs first."""
+    if not FINAL_CONNECT4:
+        cfg = alphazero.settings("connect4", iterations=2 if args.quick else None, games=10 if args.quick else None,
+                                 simulations=10 if args.quick else None)
+        progress("part 3b: training Part 2's Connect Four network first")
+        FINAL_CONNECT4.append(alphazero.NumpyNet(alphazero.train("connect4", cfg, seed=args.seed, workers=args.workers,
+                                                                 log=lambda line: print("  " + line, flush=True))))
+    return FINAL_CONNECT4[-1]
+
+
+def part_3b(args):
+    net = final_connect4(args)
+    budgets, n_games = ((2, 4), 10) if args.quick else ((2, 4, 8, 16, 32, 64), 100)
+    progress(f"part 3b: Gumbel against PUCT with the final Connect Four network, {n_games} games per budget")
+    jobs = {sims: ("match", "connect4", Agent(net, sims, "gumbel"), Agent(net, sims, "alphazero"), n_games, args.seed, 2)
+            for sims in budgets}
+    r = run_jobs(jobs, args.workers)
+    ours = {sims: round(mean(r[sims]), 3) for sims in budgets}
+    table(f"Part 3b: Gumbel against PUCT search with the same Connect Four network and budget ({n_games} games, "
+          f"random two-move openings, both colours)", ["simulations each", "Gumbel scores", "lab"],
+          [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
+    return {"ours": ours, "lab": LAB["3b"]}
+
+
+def progress(text):
+    print(f"\n[{time.time() - START:6.0f} s] {text}", flush=True)
+
+
+START = time.time()
+
+
+PARTS = {"blog": part_blog, "1": part_1, "2": part_2, "3a": part_3a, "3b": part_3b}
 
 
 def write_json(path, results):
@@ -149,15 +513,41 @@ def write_json(path, results):
     os.replace(tmp, path)
 
 
+def measure_checkpoint(args):
+    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks."""
+    net = alphazero.NumpyNet(alphazero.load(args.checkpoint))
+    n_simulations = alphazero.SETTINGS[net.game]["simulations"]
+    if net.game == "tictactoe":
+        ours = tictactoe_row(run_jobs(tictactoe_jobs(net, n_simulations, 100, 4520, args.seed), args.workers))
+    else:
+        r = run_jobs(connect4_jobs(net, n_simulations, (100, 50, 400), args.seed), args.workers)
+        ours = {k: round(mean(v), 3) for k, v in r.items()}
+    table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "ours"],
+          [[k, v] for k, v in ours.items()])
+    return ours
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--part", choices=list(PARTS) + ["all"], default="all", help="which tables (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
     parser.add_argument("--seed", type=int, default=0, help="base random seed (default 0)")
+    parser.add_argument("--workers", type=mcts.positive_int, default=os.cpu_count(),
+                        help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default="results.json", help="where to write every number (default results.json)")
+    parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
     args = parser.parse_args()
-    results, start = {}, time.time()
-    for part in PARTS if args.part == "all" else [args.part]:
-        results[part] = PARTS[part](args)
-        write_json(args.json, results)
-    print(f"\n{time.time() - start:.0f} s in all; every number is in {args.json}")
+    POOL = multiprocessing.Pool(args.workers) if args.workers > 1 else None
+    results = {}
+    try:
+        if args.checkpoint:
+            results["checkpoint"] = measure_checkpoint(args)
+        for part in [] if args.checkpoint else PARTS if args.part == "all" else [args.part]:
+            results[part] = PARTS[part](args)
+            write_json(args.json, results)
+    except ValueError as e:
+        sys.exit(f"evaluate.py: error: {e}")
+    finally:
+        if POOL:
+            POOL.terminate()
+    print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")

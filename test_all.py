@@ -273,3 +273,162 @@ def test_scripts_run_and_print_their_figures():
     assert out.returncode == 0 and "best move:" in out.stdout
     out = run("puct.py", "--simulations", "100")
     assert out.returncode == 0 and "leaning 0.5 on B1" in out.stdout
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# alphazero.py
+
+import numpy as np  # noqa: E402
+
+import alphazero  # noqa: E402
+import evaluate  # noqa: E402
+
+
+def constant_net(n_actions, value):
+    """A stand-in network: equal logits everywhere, the same value for every position."""
+    return lambda x: (np.zeros((len(x), n_actions)), np.full(len(x), value))
+
+
+def test_network_masks_illegal_moves_and_priors_sum_to_one():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    s = games.ConnectFour()
+    for _ in range(6):
+        s.play(2)  # column 3 is full
+    (priors, value), = alphazero.evaluate(net, [s])
+    assert set(priors) == {0, 1, 3, 4, 5, 6} and abs(sum(priors.values()) - 1) < 1e-9 and -1 <= value <= 1
+
+
+def test_visit_counts_sum_to_the_simulations():
+    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
+    roots = alphazero.search([games.TicTacToe(), games.TicTacToe()], net, 50, noise=(np.random.default_rng(0), 1.0, 0.25))
+    assert [sum(ch.n for ch in r.children) for r in roots] == [50, 50]
+    assert all(abs(sum(ch.prior for ch in r.children) - 1) < 1e-9 for r in roots)  # noise keeps priors a distribution
+
+
+def test_values_flip_sign_at_each_ply():
+    root, = alphazero.search([games.TicTacToe()], constant_net(9, 0.5), 1)
+    child = next(ch for ch in root.children if ch.n)
+    assert child.w == -0.5  # the opponent, to move after it, is worth +0.5: the mover into it gets -0.5
+    s = games.TicTacToe()
+    for m in (0, 3, 1, 4):
+        s.play(m)
+    root, = alphazero.search([s], constant_net(9, 0.0), 30)
+    win = next(ch for ch in root.children if ch.move == 2)
+    assert alphazero.best_move(root) == 2 and win.w == win.n  # the exact outcome: +1 for the winner every time
+
+
+def test_mirror_matches_a_position_built_mirrored():
+    s, m = games.ConnectFour(), games.ConnectFour()
+    for col in (0, 1, 1, 5, 3, 6, 2):
+        s.play(col)
+        m.play(6 - col)
+    assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
+    p = np.arange(7.0)
+    assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
+
+
+def test_perfect_player_never_loses_to_random_and_draws_with_itself():
+    scores = evaluate.match_games(("tictactoe", evaluate.perfect_player, evaluate.random_player, list(range(200)), 0, 0))
+    assert min(scores) >= 0.5 and len(evaluate.tictactoe_positions()) == 4520
+    scores = evaluate.match_games(("tictactoe", evaluate.perfect_player, evaluate.perfect_player, list(range(20)), 0, 0))
+    assert scores == [0.5] * 20
+
+
+def test_a_few_iterations_of_training_beat_the_untrained_policy():
+    cfg = alphazero.settings("tictactoe", iterations=3, games=30, simulations=30)
+    nets = {}
+    alphazero.train("tictactoe", cfg, seed=0, workers=1, on_iteration=lambda it, net: nets.update(
+        {it: alphazero.NumpyNet(net)}), log=lambda line: None)
+    before, after = (evaluate.optimal_fraction((evaluate.Agent(nets[it], 0), 0, 4520)) / 4520 for it in (0, 3))
+    assert after > before + 0.05
+
+
+def test_training_is_reproducible_with_workers(tmp_path):
+    cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
+    a, b = (alphazero.train("tictactoe", cfg, seed=3, workers=2, log=lambda line: None) for _ in range(2))
+    assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
+
+
+def torch_equal(x, y):
+    return bool((x == y).all())
+
+
+def test_checkpoint_round_trip_and_bad_files(tmp_path):
+    net = alphazero.Net("tictactoe", 16)
+    path = str(tmp_path / "t.pt")
+    alphazero.save(net, path)
+    back = alphazero.load(path, "tictactoe")
+    assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+    with pytest.raises(ValueError, match="tictactoe network, not connect4"):
+        alphazero.load(path, "connect4")
+    (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
+    for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
+                 ["--play", "--checkpoint", str(tmp_path / "missing.pt")]):
+        out = run("alphazero.py", *argv)
+        assert out.returncode != 0 and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_scripted_play_game_ends_with_a_result(tmp_path):
+    path = str(tmp_path / "t.pt")
+    out = run("alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "5",
+              "--workers", "1", "--out", path)
+    assert out.returncode == 0 and "play against it" in out.stdout
+    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n" * 2
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "20",
+              stdin=moves)
+    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout
+    assert any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# gumbel.py
+
+import gumbel  # noqa: E402
+
+
+@pytest.mark.parametrize("m, n, schedule", [
+    (1, 5, (0, 1, 2, 3, 4)),              # one move: it gets every simulation
+    (2, 4, (0, 0, 1, 1)),                 # two moves: they take turns
+    (2, 5, (0, 0, 1, 1, 2)),
+    (4, 8, (0, 0, 0, 0, 1, 1, 2, 2)),     # one visit each to 4, then the best 2 get two more each
+    (4, 2, (0, 0)),                       # fewer simulations than moves: the first n moves once each
+    (3, 5, (0, 0, 0, 1, 1)),              # 5 is not a multiple of anything: 3 once, then the best 2 once more
+    (16, 2, (0, 0)),
+])
+def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
+    assert gumbel.get_sequence_of_considered_visits(m, n) == schedule
+
+
+def test_completed_q_and_sigma_by_hand():
+    node = gumbel.Node()
+    node.value = 0.2
+    node.children = [gumbel.Node(a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    assert gumbel.completed_q(node) == [0.2, 0.2, 0.2]  # no visits: the network's value everywhere
+    node.children[0].n, node.children[0].w = 2, 1.0    # mean 0.5
+    node.children[1].n, node.children[1].w = 1, -0.4   # mean -0.4
+    mixed = (0.2 + 3 * (0.5 * 0.5 + 0.3 * -0.4) / 0.8) / 4  # = 0.171875
+    assert gumbel.completed_q(node) == pytest.approx([0.5, -0.4, mixed])
+    assert gumbel.sigma_q(node) == pytest.approx([5.2, 0.0, 5.2 * (mixed + 0.4) / 0.9])  # (50 + 2) * 0.1 = 5.2
+
+
+def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    for seed in range(5):
+        root, = gumbel.search([games.ConnectFour()], net, 2, rng=np.random.default_rng(seed))
+        score = {ch.move: root.gumbel[ch.move] + np.log(ch.prior) for ch in root.children}
+        top2 = set(sorted(score, key=score.get)[-2:])
+        assert {ch.move for ch in root.children if ch.n} == top2 and sum(ch.n for ch in root.children) == 2
+
+
+def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
+    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
+    x, pi, z = gumbel.self_play("tictactoe", net, 4, 4, np.random.default_rng(0))
+    assert np.allclose(pi.sum(axis=1), 1)
+    occupied = (x[:, :9] + x[:, 9:]) > 0
+    assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
+
+
+def test_gumbel_search_without_noise_is_deterministic():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
+    assert runs[0] == runs[1] and sum(runs[0]) == 16

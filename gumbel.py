@@ -1,0 +1,422 @@
+"""Gumbel search: alphazero.py with PUCT replaced by Gumbel search and sequential halving, as in DeepMind's mctx.
+The Gumbel noise at the root does the exploring (no Dirichlet noise, no temperature), and the policy is trained on
+softmax(logits + sigma(completed Q)), which improves on the network's policy even with 2 simulations.
+
+    python gumbel.py --game tictactoe --simulations 2        # the lab's Part 3a, one seed
+    python gumbel.py --game tictactoe --play --checkpoint tictactoe.pt --simulations 2
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # one BLAS thread per process: the processes already fill the cores
+import argparse
+import math
+import multiprocessing
+import sys
+import time
+
+import numpy as np
+import torch
+
+import games
+
+torch.set_num_threads(1)  # on 2 cores, oversubscribed threads made 200 Adam steps take 28 s instead of under 1 s
+GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
+SETTINGS = {  # the lab's settings; every one has a flag
+    "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, steps=200, mirror=False),
+    "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, steps=400, mirror=True)}
+COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, considered=16)
+
+
+class Node:
+    def __init__(self, move=None, parent=None, prior=1.0):
+        self.move, self.parent, self.children = move, parent, []
+        self.prior = prior                            # P(s,a): the network's guess that `move` is good
+        self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
+        self.value = 0.0                              # the network's value for the player to move here
+
+
+def search(root_states, net, n_simulations, max_considered=16, rng=None):
+    """Gumbel search on several games side by side: each simulation walks every game's tree down to a leaf, then one
+    batched network call evaluates all the leaves (one matrix product costs about what a single position does).
+    Without `rng` there is no Gumbel noise and the search is deterministic."""
+    roots = [Node() for _ in root_states]
+    for t in range(n_simulations + 1):  # simulation 0 expands the roots
+        leaves = []
+        for root, root_state in zip(roots, root_states):
+            node, state = root, root_state.copy()
+
+            # 1. Select: sequential halving among the considered moves at the root; the deterministic rule below it
+            while node.children:
+                node = select_at_root(node, t) if node is root else select_below_root(node)
+                state.play(node.move)
+            leaves.append((node, state))
+
+        # 2. Expand: one network call gives every leaf's legal moves a child with its prior
+        for (node, state), (priors, value) in zip(leaves, evaluate(net, [state for _, state in leaves])):
+            node.children = [Node(move, node, p)
+                             for move, p in priors.items()]
+            node.value = value
+
+            # 3. Evaluate: the same call scored the position: `value` is for the player to move at the leaf
+
+            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
+            value = -value
+            while node is not None:
+                node.n += 1
+                node.w += value
+                value = -value
+                node = node.parent
+
+        if t == 0:
+            for root in roots:
+                start_halving(root, n_simulations, max_considered, rng)
+    return roots
+
+
+def best_move(root):
+    """Of the most visited considered moves, the one with the best g + logits + sigma(q)."""
+    top = max(ch.n for ch in root.children)
+    return max((ch for ch in root.children if ch.n == top), key=lambda ch: root_score(root, ch)).move
+
+
+def improved_policy(root):
+    """The training label: softmax(logits + sigma(completed Q)) over the legal moves at the root."""
+    z = [math.log(ch.prior) + s for ch, s in zip(root.children, sigma_q(root))]
+    return dict(zip((ch.move for ch in root.children), softmax(z)))
+
+
+def get_sequence_of_considered_visits(max_num_considered_actions, num_simulations):
+    """Sequential halving's schedule (as mctx): for each simulation, the visit count that the root move it goes to
+    must have. Each round gives every considered move the same number of visits, then halves the field (to 2)."""
+    if max_num_considered_actions <= 1:
+        return tuple(range(num_simulations))
+    log2max = math.ceil(math.log2(max_num_considered_actions))
+    sequence, visits, considered = [], [0] * max_num_considered_actions, max_num_considered_actions
+    while len(sequence) < num_simulations:
+        for _ in range(max(1, num_simulations // (log2max * considered))):
+            sequence.extend(visits[:considered])
+            visits[:considered] = [v + 1 for v in visits[:considered]]
+        considered = max(2, considered // 2)
+    return tuple(sequence[:num_simulations])
+
+
+def start_halving(root, n_simulations, max_considered, rng):
+    """Draw the root's Gumbel noise g (none without rng) and consider the m moves with the largest g + logits."""
+    g = rng.gumbel(size=len(root.children)).tolist() if rng is not None else [0.0] * len(root.children)
+    root.gumbel = {ch.move: x for ch, x in zip(root.children, g)}
+    m = min(max_considered, len(root.children))
+    root.considered = set(sorted(root.gumbel, key=lambda a: -root.gumbel[a] - math.log(prior_of(root, a)))[:m])
+    root.schedule = get_sequence_of_considered_visits(m, n_simulations)
+
+
+def prior_of(node, move):
+    return next(ch.prior for ch in node.children if ch.move == move)
+
+
+def completed_q(node):
+    """Visited children keep their mean value; unvisited ones get the mixed value: the network's value at the node
+    mixed with the prior-weighted mean of the visited children's values."""
+    visited = [ch for ch in node.children if ch.n]
+    n_visits = sum(ch.n for ch in visited)
+    mixed = node.value
+    if visited:
+        weighted = sum(ch.prior * ch.w / ch.n for ch in visited) / sum(ch.prior for ch in visited)
+        mixed = (node.value + n_visits * weighted) / (1 + n_visits)
+    return [ch.w / ch.n if ch.n else mixed for ch in node.children]
+
+
+def sigma_q(node):
+    """sigma(completed Q) for each child: rescaled to [0, 1] over the legal moves, then times (50 + max N) * 0.1."""
+    q = completed_q(node)
+    lo, hi = min(q), max(q)
+    scale = (50 + max(ch.n for ch in node.children)) * 0.1
+    return [scale * (x - lo) / max(hi - lo, 1e-8) for x in q]
+
+
+def softmax(z):
+    top = max(z)
+    e = [math.exp(x - top) for x in z]
+    return [x / sum(e) for x in e]
+
+
+def root_score(root, child, sigma=None):
+    """g + logits + sigma(q): the score that sequential halving ranks the root's moves by."""
+    sigma = sigma or dict(zip(root.children, sigma_q(root)))
+    return root.gumbel[child.move] + math.log(child.prior) + sigma[child]
+
+
+def select_at_root(root, t):
+    """Among the considered moves whose visit count is the schedule's entry for simulation t, the best root_score."""
+    target = root.schedule[t - 1]
+    sigma = dict(zip(root.children, sigma_q(root)))
+    ready = [ch for ch in root.children if ch.move in root.considered and ch.n == target]
+    return max(ready, key=lambda ch: root_score(root, ch, sigma))
+
+
+def select_below_root(node):
+    """Deterministic: argmax pi'(a) - N(a) / (1 + sum N), with pi' = softmax(logits + sigma(q))."""
+    pi = softmax([math.log(ch.prior) + s for ch, s in zip(node.children, sigma_q(node))])
+    total = sum(ch.n for ch in node.children)
+    return max(zip(node.children, pi), key=lambda pair: pair[1] - pair[0].n / (1 + total))[0]
+
+
+class Net(torch.nn.Module):
+    """The policy-value MLP: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out."""
+
+    def __init__(self, game, hidden):
+        super().__init__()
+        self.game, self.hidden = game, hidden
+        n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions
+        self.body = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(),
+                                        torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
+        self.policy, self.value = torch.nn.Linear(hidden, n_out), torch.nn.Linear(hidden, 1)
+
+    def forward(self, x):
+        h = self.body(x)
+        return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
+
+
+class NumpyNet:
+    """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
+
+    def __init__(self, net):
+        self.game = net.game
+        w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
+             for layer in (net.body[0], net.body[2], net.policy, net.value)]
+        (self.w1, self.b1), (self.w2, self.b2), (self.wp, self.bp), (self.wv, self.bv) = w
+
+    def __call__(self, x):
+        h = np.maximum(x @ self.w1 + self.b1, 0)
+        h = np.maximum(h @ self.w2 + self.b2, 0)
+        return h @ self.wp + self.bp, np.tanh(h @ self.wv + self.bv)[:, 0]
+
+
+def evaluate(net, states):
+    """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
+    moves are masked out of the softmax. A finished game gets no priors and its exact value."""
+    over = [s.is_over() for s in states]
+    live = [s.encode() for s, done in zip(states, over) if not done]
+    logits, values = net(np.stack(live)) if live else ([], [])
+    logits, values = iter(np.asarray(logits).tolist()), iter(np.asarray(values).tolist())  # plain floats from here
+    out = []
+    for s, done in zip(states, over):
+        if done:
+            out.append(({}, outcome(s)))
+            continue
+        row, moves = next(logits), s.legal_moves()
+        top = max(row[m] for m in moves)
+        e = [math.exp(row[m] - top) for m in moves]
+        total = sum(e)
+        out.append(({m: x / total for m, x in zip(moves, e)}, next(values)))
+    return out
+
+
+def outcome(state):
+    """A finished game's value for the player to move: 1 won, -1 lost, 0 drawn."""
+    r = 2 * state.result() - 1
+    return r if state.first_to_move() else -r
+
+
+def choose_move(state, net, n_simulations, rng=None):
+    """The agent's move: with 0 simulations the raw policy's most likely legal move, else search without noise."""
+    if n_simulations == 0:
+        priors, _ = evaluate(net, [state])[0]
+        return max(priors, key=priors.get)
+    return best_move(search([state], net, n_simulations)[0])
+
+
+def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
+    """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
+    player to move, the improved policy, and the game's outcome for that player."""
+    states = [GAMES[game]() for _ in range(n_games)]
+    history = [[] for _ in range(n_games)]
+    while True:
+        live = [i for i in range(n_games) if not states[i].is_over()]
+        if not live:
+            break
+        found = search([states[i] for i in live], net, n_simulations, max_considered, rng)
+        for i, root in zip(live, found):
+            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)
+            for move, p in improved_policy(root).items():
+                pi[move] = p
+            history[i].append((states[i].encode(), pi, states[i].first_to_move()))
+            states[i].play(best_move(root))  # the Gumbel noise has done the exploring: no temperature
+    x, pis, zs = [], [], []
+    for state, h in zip(states, history):
+        r = 2 * state.result() - 1
+        for enc, pi, first in h:
+            x.append(enc), pis.append(pi), zs.append(r if first else -r)
+    return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
+
+
+def play_games(job):
+    """One worker's share of an iteration's games, with its own random stream."""
+    game, net, n_games, cfg, seed = job
+    rng = np.random.default_rng(seed)
+    return self_play(game, net, n_games, cfg["simulations"], rng, cfg["considered"])
+
+
+def fit(net, optimizer, data, steps, batch, rng):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
+    x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
+    losses = []
+    for _ in range(steps):
+        idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
+        logits, v = net(x[idx])
+        value_loss = ((z[idx] - v) ** 2).mean()
+        policy_loss = -(pi[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+        optimizer.zero_grad()
+        (value_loss + policy_loss).backward()
+        optimizer.step()
+        losses.append((value_loss.item(), policy_loss.item()))
+    return np.mean(losses, axis=0)
+
+
+def settings(game, **overrides):
+    """The lab's settings for `game`, with any of them overridden (None means keep the default)."""
+    cfg = dict(SETTINGS[game], **COMMON)
+    cfg.update({k: v for k, v in overrides.items() if v is not None})
+    return cfg
+
+
+def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print):
+    """The self-play loop: play an iteration's games with the current network, train on the last `window`
+    iterations, save, repeat. Games run in `workers` processes, each playing its share side by side."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    workers = workers or os.cpu_count()
+    net = Net(game, cfg["hidden"])
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    replay, start = [], time.time()
+    if on_iteration:
+        on_iteration(0, net)
+    pool = multiprocessing.Pool(workers) if workers > 1 else None
+    try:
+        for it in range(1, cfg["iterations"] + 1):
+            t0 = time.time()
+            share = [cfg["games"] // workers + (k < cfg["games"] % workers) for k in range(workers)]
+            jobs = [(game, NumpyNet(net), share[k], cfg, (seed, it, k)) for k in range(workers) if share[k]]
+            parts = pool.map(play_games, jobs) if pool else list(map(play_games, jobs))
+            x, pi, z = (np.concatenate(p) for p in zip(*parts))
+            if cfg["mirror"]:  # left-right mirror images: twice the data for free
+                cls = GAMES[game]
+                x, pi, z = np.concatenate([x, cls.mirror_encoding(x)]), np.concatenate([pi, cls.mirror_policy(pi)]), \
+                    np.concatenate([z, z])
+            replay = (replay + [(x, np.ascontiguousarray(pi), z)])[-cfg["window"]:]
+            t1 = time.time()
+            value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            t2 = time.time()
+            if out:
+                save(net, out)
+            log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
+                f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                f"self-play {t1 - t0:5.1f} s  training {t2 - t1:4.1f} s  elapsed {t2 - start:6.1f} s")
+            if on_iteration:
+                on_iteration(it, net)
+    finally:
+        if pool:
+            pool.terminate()
+    return net
+
+
+def save(net, path):
+    """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint."""
+    tmp = f"{path}.tmp"
+    torch.save({"game": net.game, "hidden": net.hidden, "state_dict": net.state_dict()}, tmp)
+    os.replace(tmp, path)
+
+
+def load(path, game=None):
+    """A saved Net; ValueError with one clear line for a missing, corrupt or wrong-game file. weights_only=True
+    never unpickles arbitrary objects."""
+    try:
+        ckpt = torch.load(path, weights_only=True)
+        net = Net(ckpt["game"], ckpt["hidden"])
+        net.load_state_dict(ckpt["state_dict"])
+    except FileNotFoundError:
+        raise ValueError(f"no checkpoint at {path}")
+    except Exception as e:
+        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
+    if game and net.game != game:
+        raise ValueError(f"{path} holds a {net.game} network, not {game}")
+    return net
+
+
+def bar(fraction, width=40):
+    return "#" * round(fraction * width)
+
+
+def print_visits(state, root, top=6):
+    total = sum(ch.n for ch in root.children)
+    print(f"  {'move':>6} {'visits':>7} {'value':>9}")
+    for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+
+
+def play(net, n_simulations, human_first=True):
+    """A human against the agent in the terminal; moves are read from standard input, so a game can be scripted."""
+    state = GAMES[net.game]()
+    while not state.is_over():
+        print(f"\n{state}")
+        if state.first_to_move() == human_first:
+            legal = {state.move_name(m): m for m in state.legal_moves()}
+            text = input(f"your move ({' '.join(legal)}): ").strip().lower()
+            if text not in legal:
+                print(f"not a legal move: {text!r}")
+                continue
+            state.play(legal[text])
+        else:
+            root = search([state], net, n_simulations)[0]
+            chosen = max(root.children, key=lambda ch: ch.n)
+            print(f"the agent searched {n_simulations} simulations:")
+            print_visits(state, root)
+            print(f"the agent plays {state.move_name(chosen.move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
+            state.play(chosen.move)
+    r = state.result()
+    human = r if human_first else 1 - r
+    print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
+
+
+def positive_int(text):
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", choices=list(GAMES), default="connect4", help="which game (default connect4)")
+    parser.add_argument("--iterations", type=positive_int, help="self-play iterations (tictactoe 40, connect4 60)")
+    parser.add_argument("--games", type=positive_int, help="self-play games per iteration (100)")
+    parser.add_argument("--simulations", type=positive_int, help="simulations per move (tictactoe 100, connect4 50)")
+    parser.add_argument("--hidden", type=positive_int, help="units in each of the two hidden layers (128, 256)")
+    parser.add_argument("--steps", type=positive_int, help="Adam steps per iteration (200, 400)")
+    parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
+    parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")
+    parser.add_argument("--lr", type=float, help="Adam step size (1e-3)")
+    parser.add_argument("--weight-decay", type=float, help="Adam weight decay (1e-4)")
+    parser.add_argument("--considered", type=positive_int, help="moves considered at the root: m = min(16, legal)")
+    parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
+                        help=f"self-play processes (default all cores: {os.cpu_count()})")
+    parser.add_argument("--out", help="checkpoint path, saved every iteration (default GAME_gumbel.pt)")
+    parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
+    parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME_gumbel.pt)")
+    parser.add_argument("--first", choices=["human", "agent"], default="human", help="who starts with --play")
+    args = parser.parse_args()
+    cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)})
+    path = args.out or args.checkpoint or f"{args.game}_gumbel.pt"
+    try:
+        if args.play:
+            play(NumpyNet(load(args.checkpoint or f"{args.game}_gumbel.pt", args.game)), cfg["simulations"],
+                 args.first == "human")
+        else:
+            train(args.game, cfg, seed=args.seed, workers=args.workers, out=path)
+            print(f"\ncheckpoint: {path}\nplay against it: python gumbel.py --game {args.game} --play"
+                  + (f" --checkpoint {path}" if path != f"{args.game}_gumbel.pt" else ""))
+    except ValueError as e:
+        sys.exit(f"gumbel.py: error: {e}")
+    except (KeyboardInterrupt, EOFError):
+        print("\nbye")
