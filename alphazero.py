@@ -254,7 +254,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
                 save(net, out)
             log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
-                f"self-play {t1 - t0:5.1f} s  training {t2 - t1:4.1f} s  elapsed {t2 - start:6.1f} s")
+                f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - start:5.0f} s, "
+                f"about {(t2 - start) / it * (cfg['iterations'] - it):.0f} s left")
             if on_iteration:
                 on_iteration(it, net)
     finally:

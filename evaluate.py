@@ -148,8 +148,20 @@ def blog_worked_example():
 def part_blog(args):
     n_go, n_chess, n_flat, n_puct = (500, 500, 40, 200) if args.quick else (5000, 5000, 400, 1000)
     seeds = [args.seed + i for i in range(4)]
-    return {"go": blog_go(seeds, n_go), "chess": blog_chess(args.seed, n_chess, n_flat),
-            "puct": blog_puct(seeds, n_puct), "worked_example": blog_worked_example()}
+    r = {"go": blog_go(seeds, n_go), "chess": blog_chess(args.seed, n_chess, n_flat),
+         "puct": blog_puct(seeds, n_puct), "worked_example": blog_worked_example()}
+    checks = []  # the bounds of issue 2, around the article's numbers
+    for run in r["go"]["runs"]:
+        checks += [run["b1_visits"] >= 3500, 0.80 <= run["b1_win_rate"] <= 0.97, (run["b1_leads_from"] or 1e9) <= 500]
+    chess = r["chess"]["ours"]
+    checks += [r["go"]["median_seconds"] <= 6, chess["flat_qxd7_rank"] == 1, 0.64 <= chess["flat_qxd7"] <= 0.78,
+               chess["mcts_qxd7_visits"] <= 150, chess["top6_allowing_mate"] == 0, chess["moves_allowing_mate"] == "11 of 26"]
+    for run in r["puct"]["runs"]:
+        if run["weight"]:
+            checks += [run["b1_leads_from"] in (2, 3), run["b1_share"] >= 0.9]
+    checks += [r["worked_example"]["crack_bonus"] == 0.198, r["worked_example"]["crack_margin"] == 0.049]
+    r["checks"] = checks
+    return r
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -351,6 +363,12 @@ def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algor
     return jobs
 
 
+def tictactoe_checks(row, lab, n_games):
+    """Our four numbers against the lab's: fractions within the tolerance, losses within two standard errors."""
+    return [within_noise(row["policy_optimal"], lab[0]), within_noise(row["policy_losses"] / n_games, lab[1] / 100, n_games),
+            within_noise(row["search_optimal"], lab[2]), within_noise(row["search_losses"] / n_games, lab[3] / 100, n_games)]
+
+
 def tictactoe_row(r, tag=""):
     return {"policy_optimal": round(r[f"{tag}policy_optimal"], 3), "policy_losses": r[f"{tag}policy_games"].count(0.0),
             "search_optimal": round(r[f"{tag}search_optimal"], 3), "search_losses": r[f"{tag}search_games"].count(0.0)}
@@ -378,7 +396,9 @@ def part_1(args):
           f"iteration)\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} games against "
           f"the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
-    return {"ours": ours, "lab": LAB["1"], "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+    checks = [c for it in keep if it in LAB["1"] for c in tictactoe_checks(ours[it], LAB["1"][it], n_games)]
+    return {"ours": ours, "lab": LAB["1"], "checks": checks, "train_seconds": round(t1 - t0, 1),
+            "eval_seconds": round(time.time() - t1, 1)}
 
 
 def connect4_jobs(net, n_simulations, sizes, seed, tag=""):
@@ -425,8 +445,12 @@ def part_2(args):
     more_search = {sims: round(mean(r[f"more:{sims}"]), 3) for sims in more}
     table(f"Part 2: the final network with more search, against UCT-{sizes[2]} ({sizes[1]} games each)",
           ["simulations", "score", "lab"], [[s, f"{more_search[s]:.2f}", LAB["2_more_search"].get(s, "")] for s in more])
+    n_per_column = (sizes[0], sizes[1], sizes[0], sizes[1])
+    checks = [within_noise(ours[it][k], LAB["2"][it][j], n_per_column[j]) for it in keep if it in LAB["2"]
+              for j, k in enumerate(keys)]
+    checks += [within_noise(more_search[s], LAB["2_more_search"][s], sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
-            "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+            "checks": checks, "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
 
 
 FINAL_CONNECT4 = []  # Part 2's final network, for Part 3b
@@ -457,17 +481,19 @@ def part_3a(args):
     for (a, seed), net in zip(runs, nets):
         jobs.update(tictactoe_jobs(net, 2, n_games, n_positions, args.seed, tag=f"{a}:{seed}:", algorithm=a))
     r = run_jobs(jobs, args.workers)
-    ours, rows = {}, []
+    ours, rows, checks = {}, [], []
     for i, (a, seed) in enumerate(runs):
         label = f"{NAMES[a]} seed {seed}"
         ours[label] = tictactoe_row(r, f"{a}:{seed}:")
         lab = LAB["3a"][f"{NAMES[a]} seed {i % 3}"]  # the lab's seeds 0-2 beside ours
         rows.append([label] + [x for pair in zip(ours[label].values(), lab) for x in pair])
+        checks += tictactoe_checks(ours[label], lab, n_games)
     table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds\n"
           f"  after {cfgs['gumbel']['iterations']} iterations of {cfgs['gumbel']['games']} games: optimal-move fraction "
           f"and losses against the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
-    return {"ours": ours, "lab": LAB["3a"], "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+    return {"ours": ours, "lab": LAB["3a"], "checks": checks, "train_seconds": round(t1 - t0, 1),
+            "eval_seconds": round(time.time() - t1, 1)}
 
 
 def final_connect4(args):
@@ -492,14 +518,50 @@ def part_3b(args):
     table(f"Part 3b: Gumbel against PUCT search with the same Connect Four network and budget ({n_games} games, "
           f"random two-move openings, both colours)", ["simulations each", "Gumbel scores", "lab"],
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
-    return {"ours": ours, "lab": LAB["3b"]}
+    return {"ours": ours, "lab": LAB["3b"], "checks": [within_noise(ours[s], LAB["3b"][s], n_games) for s in budgets]}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Progress, verdicts and the summary
+
+START = time.time()
+EXPECTED = {"blog": (10, 1), "1": (55, 3), "2": (270, 3), "3a": (40, 5), "3b": (35, 1)}  # seconds (full, --quick)
+PLAN = {"parts": [], "current": 0, "since": START, "quick": False}  # measured on the README's 2-core machine
 
 
 def progress(text):
-    print(f"\n[{time.time() - START:6.0f} s] {text}", flush=True)
+    """A line with the elapsed time and an estimate of what is left (from EXPECTED, the parts' usual times)."""
+    now, parts, i, k = time.time(), PLAN["parts"], PLAN["current"], int(PLAN["quick"])
+    left = max(0, EXPECTED[parts[i]][k] - (now - PLAN["since"])) + sum(EXPECTED[p][k] for p in parts[i + 1:]) \
+        if parts else 0
+    print(f"\n[{now - START:4.0f} s elapsed, about {left:.0f} s left] {text}", flush=True)
 
 
-START = time.time()
+FRACTION_TOLERANCE = 0.05  # optimal-move fractions: about the spread between the lab's own seeds in Part 3a
+
+
+def within_noise(ours, lab, n=None):
+    """Scores over n games: the difference of two scores within two standard errors (each side played n games).
+    Optimal-move fractions (n None): within FRACTION_TOLERANCE."""
+    if n is None:
+        return abs(ours - lab) <= FRACTION_TOLERANCE
+    p = (ours + lab) / 2
+    return abs(ours - lab) <= 2 * math.sqrt(p * (1 - p) * 2 / n) + 1e-9
+
+
+NOISE = {"blog": "within the bounds issue 2 set around the article's numbers (the article ran each once)",
+         "scores": "scores: two standard errors of the difference of two scores over N games; "
+                   f"optimal-move fractions: +-{FRACTION_TOLERANCE}"}
+
+
+def summary(results, seconds):
+    rows = []
+    for part, r in results.items():
+        checks = r.get("checks", [])
+        rows.append([part, f"{seconds[part]:.0f} s", f"{sum(checks)} of {len(checks)}",
+                     NOISE["blog"] if part == "blog" else NOISE["scores"]])
+    table("Summary: how many of our numbers fall within the noise of the seed's", ["part", "time", "within", "noise"],
+          rows)
 
 
 PARTS = {"blog": part_blog, "1": part_1, "2": part_2, "3a": part_3a, "3b": part_3b}
@@ -538,13 +600,19 @@ if __name__ == "__main__":
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
     args = parser.parse_args()
     POOL = multiprocessing.Pool(args.workers) if args.workers > 1 else None
-    results = {}
+    results, seconds = {}, {}
+    PLAN.update(parts=[] if args.checkpoint else list(PARTS) if args.part == "all" else [args.part], quick=args.quick)
     try:
         if args.checkpoint:
             results["checkpoint"] = measure_checkpoint(args)
-        for part in [] if args.checkpoint else PARTS if args.part == "all" else [args.part]:
+        for i, part in enumerate(PLAN["parts"]):
+            PLAN.update(current=i, since=time.time())
+            progress(f"part {part}")
             results[part] = PARTS[part](args)
+            seconds[part] = results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
             write_json(args.json, results)
+        if PLAN["parts"]:
+            summary(results, seconds)
     except ValueError as e:
         sys.exit(f"evaluate.py: error: {e}")
     finally:

@@ -432,3 +432,30 @@ def test_gumbel_search_without_noise_is_deterministic():
     net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
     runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
     assert runs[0] == runs[1] and sum(runs[0]) == 16
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# evaluate.py end to end, small
+
+def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
+    import json
+    path = tmp_path / "r.json"
+    start = time.time()
+    out = run("evaluate.py", "--quick", "--json", str(path), timeout=180)
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads(path.read_text())
+    assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
+    assert all("checks" in r and "seconds" in r for r in results.values())
+    assert time.time() - start < 90
+
+
+def test_gumbel_cli_trains_and_plays(tmp_path):
+    path = str(tmp_path / "g.pt")
+    out = run("gumbel.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "2",
+              "--workers", "1", "--out", path)
+    assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
+    out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent",
+              stdin="a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n" * 2)
+    assert out.returncode == 0 and any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
+    out = run("gumbel.py", "--simulations", "0")
+    assert out.returncode != 0 and "Traceback" not in out.stderr
