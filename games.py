@@ -280,10 +280,13 @@ def chess_rollout(state, rng, plies=6):
 # ----------------------------------------------------------------------------------------------------------------
 # Tic-tac-toe and Connect Four: AlphaZero's games. Moves are action indices 0..n_actions-1; both are bitboards.
 
+TTT_LINES = [0b111 << (3 * r) for r in range(3)] + [0b1001001 << c for c in range(3)] + [0b100010001, 0b001010100]
+
+
 class TicTacToe:
     """Cells 0..8, cell = 3*row + col with row 0 at the top. X moves first."""
     n_actions, encoding_size = 9, 18
-    LINES = [0b111 << (3 * r) for r in range(3)] + [0b1001001 << c for c in range(3)] + [0b100010001, 0b001010100]
+    WINS = [any(b & line == line for line in TTT_LINES) for b in range(512)]  # for each set of stones: a line?
 
     def __init__(self):
         self.x, self.o = 0, 0
@@ -294,16 +297,10 @@ class TicTacToe:
         return s
 
     def first_to_move(self):
-        return bin(self.x).count("1") == bin(self.o).count("1")
-
-    def winner_bits(self):
-        for bits in (self.x, self.o):
-            if any(bits & line == line for line in self.LINES):
-                return bits
-        return None
+        return self.x.bit_count() == self.o.bit_count()
 
     def is_over(self):
-        return self.x | self.o == 0b111111111 or self.winner_bits() is not None
+        return self.x | self.o == 0b111111111 or self.WINS[self.x] or self.WINS[self.o]
 
     def legal_moves(self):
         if self.is_over():
@@ -318,13 +315,17 @@ class TicTacToe:
             self.o |= 1 << move
 
     def result(self):
-        w = self.winner_bits()
-        return 0.5 if w is None else 1.0 if w == self.x else 0.0
+        return 1.0 if self.WINS[self.x] else 0.0 if self.WINS[self.o] else 0.5
 
     def encode(self):
         """18 floats: the mover's stones, then the opponent's."""
-        mine, theirs = (self.x, self.o) if self.first_to_move() else (self.o, self.x)
-        return np.array([mine >> i & 1 for i in range(9)] + [theirs >> i & 1 for i in range(9)], dtype=np.float32)
+        return self.encode_many([self])[0]
+
+    @staticmethod
+    def encode_many(states):
+        """encode() for a batch of states in one numpy operation (the search encodes a batch of leaves at a time)."""
+        bits = np.array([(s.x, s.o) if s.first_to_move() else (s.o, s.x) for s in states], dtype=np.int64)
+        return (bits[:, :, None] >> np.arange(9) & 1).reshape(len(states), 18).astype(np.float32)
 
     def move_name(self, move):
         return "abc"[move % 3] + str(3 - move // 3)  # a3 b3 c3 on the top row, like a chess board
@@ -382,9 +383,15 @@ class ConnectFour:
 
     def encode(self):
         """84 floats: the mover's stones, then the opponent's, each as 6x7 cells, top row first."""
-        mine, theirs = self.bits[self.moves % 2], self.bits[(self.moves + 1) % 2]
-        cells = [7 * c + r for r in range(5, -1, -1) for c in range(7)]
-        return np.array([mine >> i & 1 for i in cells] + [theirs >> i & 1 for i in cells], dtype=np.float32)
+        return self.encode_many([self])[0]
+
+    CELLS = np.array([7 * c + r for r in range(5, -1, -1) for c in range(7)], dtype=np.int64)  # bit of each cell
+
+    @classmethod
+    def encode_many(cls, states):
+        """encode() for a batch of states in one numpy operation (the search encodes a batch of leaves at a time)."""
+        bits = np.array([(s.bits[s.moves % 2], s.bits[(s.moves + 1) % 2]) for s in states], dtype=np.int64)
+        return (bits[:, :, None] >> cls.CELLS & 1).reshape(len(states), 84).astype(np.float32)
 
     @staticmethod
     def mirror_encoding(x):
