@@ -1,7 +1,7 @@
 """AlphaZero: puct.py grown into the lab's self-play loop. A policy-value network replaces the stand-in; the search
 trains the network that guides the search.
 
-    python alphazero.py --game connect4                       # train (about 4 minutes on 2 cores), saves connect4.pt
+    python alphazero.py --game connect4                       # train (about 2 minutes on 2 cores), saves connect4.pt
     python alphazero.py --game connect4 --play                # then play against it in the terminal
     python alphazero.py --game tictactoe                      # the lab's Part 1 (well under a minute)
 """
@@ -22,7 +22,7 @@ import torch
 import games
 
 torch.set_num_threads(1)  # on 2 cores, oversubscribed threads made 200 Adam steps take 28 s instead of under 1 s
-gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: at the default the collector took 60% of self-play
+gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default cost 60% of self-play
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
@@ -46,6 +46,8 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None)
     for t in range(n_simulations + 1):  # simulation 0 expands the roots, so the +1 under the square root is N(s)
         leaves = []
         for root, root_state in zip(roots, root_states):
+            if t == 0 and root.children:
+                continue  # a reused tree's root is expanded already
             node, state = root, root_state.copy()
 
             # 1. Select: while a node has children, descend to the child with the best PUCT score
@@ -79,8 +81,8 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None)
 
 
 def best_move(root):
-    """The most visited move: a high average over few visits may be luck."""
-    return max(root.children, key=lambda ch: ch.n).move
+    """The most visited move (a high average over few visits may be luck); a tie goes to the higher prior."""
+    return max(root.children, key=lambda ch: (ch.n, ch.prior)).move
 
 
 def visit_policy(root, tau=1.0):
@@ -305,6 +307,7 @@ def print_visits(state, root, top=6):
 def play(net, n_simulations, human_first=True):
     """A human against the agent in the terminal; moves are read from standard input, so a game can be scripted."""
     state = GAMES[net.game]()
+    print(f"you are {'X and move first' if human_first else 'O and move second'}; Ctrl-D or Ctrl-C to stop")
     while not state.is_over():
         print(f"\n{state}")
         if state.first_to_move() == human_first:

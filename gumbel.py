@@ -22,7 +22,7 @@ import torch
 import games
 
 torch.set_num_threads(1)  # on 2 cores, oversubscribed threads made 200 Adam steps take 28 s instead of under 1 s
-gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: at the default the collector took 60% of self-play
+gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default cost 60% of self-play
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, steps=200, mirror=False),
@@ -31,7 +31,8 @@ COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, considered=16)
 
 
 class Node:
-    __slots__ = ("move", "parent", "children", "prior", "n", "w", "value", "gumbel", "considered", "schedule")  # self-play makes millions: slots are faster
+    __slots__ = ("move", "parent", "children", "prior", "n", "w",  # self-play makes millions: slots are faster
+                 "value", "gumbel", "considered", "schedule")
 
     def __init__(self, move=None, parent=None, prior=1.0):
         self.move, self.parent, self.children = move, parent, []
@@ -362,6 +363,7 @@ def print_visits(state, root, top=6):
 def play(net, n_simulations, human_first=True):
     """A human against the agent in the terminal; moves are read from standard input, so a game can be scripted."""
     state = GAMES[net.game]()
+    print(f"you are {'X and move first' if human_first else 'O and move second'}; Ctrl-D or Ctrl-C to stop")
     while not state.is_over():
         print(f"\n{state}")
         if state.first_to_move() == human_first:

@@ -459,3 +459,19 @@ def test_gumbel_cli_trains_and_plays(tmp_path):
     assert out.returncode == 0 and any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
     out = run("gumbel.py", "--simulations", "0")
     assert out.returncode != 0 and "Traceback" not in out.stderr
+
+
+def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    s = games.ConnectFour()
+    root, = alphazero.search([s], net, 60)
+    child = max(root.children, key=lambda ch: ch.n)
+    child.parent = None
+    s.play(child.move)
+    before_n = sum(ch.n for ch in child.children)
+    clean = [ch.prior for ch in child.children]
+    reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
+    assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
+    assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
+    x, pi, z = alphazero.self_play("connect4", net, 3, 10, 2, np.random.default_rng(0), reuse_tree=True)
+    assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
