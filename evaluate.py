@@ -128,7 +128,7 @@ def blog_puct(seeds, n):
 
 def blog_worked_example():
     """The article's junction by hand: 40 trips, c_puct 1.5. The article fixes the crack (prior 0.25, 11 trips, so
-    1 + N = 12); the streamway's numbers are ours, chosen so that the text's statements hold."""
+    1 + N = 12); the streamway's and the squeeze's numbers are ours, chosen so that the text's statements hold."""
     c, total = 1.5, 40
     passages = {"crack": (0.25, 11, 0.64), "streamway": (0.55, 24, 0.58), "squeeze": (0.05, 5, 0.40)}
     rows, score = [], {}
@@ -617,6 +617,8 @@ if __name__ == "__main__":
             summary(results, seconds)
     except ValueError as e:
         sys.exit(f"evaluate.py: error: {e}")
+    except KeyboardInterrupt:
+        sys.exit("\ninterrupted; the parts that finished are in " + args.json)
     finally:
         if POOL:
             POOL.terminate()
