@@ -21,8 +21,8 @@ import torch
 
 import games
 
-torch.set_num_threads(1)  # on 2 cores, oversubscribed threads made 200 Adam steps take 28 s instead of under 1 s
-gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default cost 60% of self-play
+torch.set_num_threads(1)  # the processes fill the cores; threads fighting over them slow training down
+gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default doubled self-play's time
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
