@@ -319,11 +319,12 @@ def play(net, n_simulations, human_first=True):
             state.play(legal[text])
         else:
             root = search([state], net, n_simulations)[0]
-            chosen = max(root.children, key=lambda ch: ch.n)
+            move = best_move(root)
+            chosen = next(ch for ch in root.children if ch.move == move)
             print(f"the agent searched {n_simulations} simulations:")
             print_visits(state, root)
-            print(f"the agent plays {state.move_name(chosen.move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
-            state.play(chosen.move)
+            print(f"the agent plays {state.move_name(move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
+            state.play(move)
     r = state.result()
     human = r if human_first else 1 - r
     print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
@@ -363,15 +364,16 @@ if __name__ == "__main__":
     args = parser.parse_args()
     cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)},
                    reuse_tree=args.reuse_tree)
-    path = args.out or args.checkpoint or f"{args.game}.pt"
+    default = f"{args.game}.pt"
+    path = args.out or default
     try:
         if args.play:
-            play(NumpyNet(load(args.checkpoint or f"{args.game}.pt", args.game)), cfg["simulations"],
+            play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"],
                  args.first == "human")
         else:
             train(args.game, cfg, seed=args.seed, workers=args.workers, out=path)
             print(f"\ncheckpoint: {path}\nplay against it: python alphazero.py --game {args.game} --play"
-                  + (f" --checkpoint {path}" if path != f"{args.game}.pt" else ""))
+                  + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:
         sys.exit(f"alphazero.py: error: {e}")
     except (KeyboardInterrupt, EOFError):

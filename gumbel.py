@@ -82,7 +82,8 @@ def search(root_states, net, n_simulations, max_considered=16, rng=None):
 def best_move(root):
     """Of the most visited considered moves, the one with the best g + logits + sigma(q)."""
     top = max(ch.n for ch in root.children)
-    return max((ch for ch in root.children if ch.n == top), key=lambda ch: root_score(root, ch)).move
+    sigma = dict(zip(root.children, sigma_q(root)))
+    return max((ch for ch in root.children if ch.n == top), key=lambda ch: root_score(root, ch, sigma)).move
 
 
 def improved_policy(root):
@@ -111,12 +112,9 @@ def start_halving(root, n_simulations, max_considered, rng):
     g = rng.gumbel(size=len(root.children)).tolist() if rng is not None else [0.0] * len(root.children)
     root.gumbel = {ch.move: x for ch, x in zip(root.children, g)}
     m = min(max_considered, len(root.children))
-    root.considered = set(sorted(root.gumbel, key=lambda a: -root.gumbel[a] - math.log(prior_of(root, a)))[:m])
+    ranked = sorted(root.children, key=lambda ch: root.gumbel[ch.move] + math.log(ch.prior), reverse=True)
+    root.considered = {ch.move for ch in ranked[:m]}
     root.schedule = get_sequence_of_considered_visits(m, n_simulations)
-
-
-def prior_of(node, move):
-    return next(ch.prior for ch in node.children if ch.move == move)
 
 
 def completed_q(node):
@@ -145,9 +143,8 @@ def softmax(z):
     return [x / sum(e) for x in e]
 
 
-def root_score(root, child, sigma=None):
-    """g + logits + sigma(q): the score that sequential halving ranks the root's moves by."""
-    sigma = sigma or dict(zip(root.children, sigma_q(root)))
+def root_score(root, child, sigma):
+    """g + logits + sigma(q): the score that sequential halving ranks the root's moves by (sigma: child -> sigma(q))."""
     return root.gumbel[child.move] + math.log(child.prior) + sigma[child]
 
 
@@ -375,11 +372,12 @@ def play(net, n_simulations, human_first=True):
             state.play(legal[text])
         else:
             root = search([state], net, n_simulations)[0]
-            chosen = max(root.children, key=lambda ch: ch.n)
+            move = best_move(root)
+            chosen = next(ch for ch in root.children if ch.move == move)
             print(f"the agent searched {n_simulations} simulations:")
             print_visits(state, root)
-            print(f"the agent plays {state.move_name(chosen.move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
-            state.play(chosen.move)
+            print(f"the agent plays {state.move_name(move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
+            state.play(move)
     r = state.result()
     human = r if human_first else 1 - r
     print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
@@ -414,15 +412,16 @@ if __name__ == "__main__":
     parser.add_argument("--first", choices=["human", "agent"], default="human", help="who starts with --play")
     args = parser.parse_args()
     cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)})
-    path = args.out or args.checkpoint or f"{args.game}_gumbel.pt"
+    default = f"{args.game}_gumbel.pt"
+    path = args.out or default
     try:
         if args.play:
-            play(NumpyNet(load(args.checkpoint or f"{args.game}_gumbel.pt", args.game)), cfg["simulations"],
+            play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"],
                  args.first == "human")
         else:
             train(args.game, cfg, seed=args.seed, workers=args.workers, out=path)
             print(f"\ncheckpoint: {path}\nplay against it: python gumbel.py --game {args.game} --play"
-                  + (f" --checkpoint {path}" if path != f"{args.game}_gumbel.pt" else ""))
+                  + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:
         sys.exit(f"gumbel.py: error: {e}")
     except (KeyboardInterrupt, EOFError):

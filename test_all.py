@@ -475,3 +475,17 @@ def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
     assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
     x, pi, z = alphazero.self_play("connect4", net, 3, 10, 2, np.random.default_rng(0), reuse_tree=True)
     assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
+
+
+def test_choose_move_raw_policy_and_search():
+    logits = np.array([[5.0, 0, 0, 0, 0, 0, 0, 0, 9.0]])  # the raw policy likes cell 8, then cell 0
+    net = lambda x: (np.repeat(logits, len(x), axis=0), np.zeros(len(x)))  # noqa: E731
+    s = games.TicTacToe()
+    assert alphazero.choose_move(s, net, 0) == 8
+    s.play(8)  # cell 8 is taken: the most likely legal move is now 0
+    assert alphazero.choose_move(s, net, 0) == 0
+    s = games.TicTacToe()
+    for m in (0, 3, 1, 4):  # X on 0 and 1, O on 3 and 4: X wins at once on 2, which search finds from uniform priors
+        s.play(m)
+    uniform = constant_net(9, 0.0)
+    assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
