@@ -594,6 +594,7 @@ def measure_checkpoint(args):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--part", choices=list(PARTS) + ["all"], default="all", help="which tables (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
     parser.add_argument("--seed", type=int, default=0, help="base random seed (default 0)")
@@ -616,7 +617,7 @@ if __name__ == "__main__":
         if PLAN["parts"]:
             summary(results, seconds)
     except ValueError as e:
-        sys.exit(f"evaluate.py: error: {e}")
+        sys.exit(f"{parser.prog}: error: {e}")
     except KeyboardInterrupt:
         sys.exit("\ninterrupted; the parts that finished are in " + args.json)
     finally:

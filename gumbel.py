@@ -391,6 +391,7 @@ def positive_int(text):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(GAMES), default="connect4", help="which game (default connect4)")
     parser.add_argument("--iterations", type=positive_int, help="self-play iterations (tictactoe 40, connect4 60)")
     parser.add_argument("--games", type=positive_int, help="self-play games per iteration (100)")
@@ -423,6 +424,6 @@ if __name__ == "__main__":
             print(f"\ncheckpoint: {path}\nplay against it: python gumbel.py --game {args.game} --play"
                   + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:
-        sys.exit(f"gumbel.py: error: {e}")
+        sys.exit(f"{parser.prog}: error: {e}")
     except (KeyboardInterrupt, EOFError):
         print("\nbye")

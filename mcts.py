@@ -6,6 +6,7 @@
 import argparse
 import math
 import random
+import sys
 import time
 
 import games
@@ -110,6 +111,7 @@ def positive_int(text):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
     parser.add_argument("--simulations", type=positive_int, default=5000, help="simulations (default 5000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")

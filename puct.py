@@ -7,6 +7,7 @@ rollout. The "network" here is a stand-in: uniform priors, or priors leaning on 
 import argparse
 import math
 import random
+import sys
 import time
 
 import games
@@ -120,6 +121,7 @@ def positive_int(text):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--simulations", type=positive_int, default=1000, help="simulations per search (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the stand-in network's rollouts (default 0)")
     parser.add_argument("--seeds", type=positive_int, default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")

@@ -264,6 +264,7 @@ def test_puct_with_priors_leaning_on_b1():
 def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
     out = run(*argv)
     assert out.returncode != 0 and "Traceback" not in out.stderr and "error:" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
 
 
 def test_scripts_run_and_print_their_figures():
