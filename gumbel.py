@@ -246,9 +246,11 @@ def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
             states[i].play(best_move(root))  # the Gumbel noise has done the exploring: no temperature
     x, pis, zs = [], [], []
     for state, h in zip(states, history):
-        r = 2 * state.result() - 1
+        r = 2 * state.result() - 1  # the first player's outcome, in [-1, 1]
         for enc, pi, first in h:
-            x.append(enc), pis.append(pi), zs.append(r if first else -r)
+            x.append(enc)
+            pis.append(pi)
+            zs.append(r if first else -r)
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
@@ -302,10 +304,10 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
             parts = pool.map(play_games, jobs) if pool else list(map(play_games, jobs))
             x, pi, z = (np.concatenate(p) for p in zip(*parts))
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
-                cls = GAMES[game]
-                x, pi, z = np.concatenate([x, cls.mirror_encoding(x)]), np.concatenate([pi, cls.mirror_policy(pi)]), \
-                    np.concatenate([z, z])
-            replay = (replay + [(x, np.ascontiguousarray(pi), z)])[-cfg["window"]:]
+                x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
+                pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
+                z = np.concatenate([z, z])
+            replay = (replay + [(x, pi, z)])[-cfg["window"]:]
             t1 = time.time()
             value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
             t2 = time.time()
