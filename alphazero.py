@@ -41,9 +41,11 @@ class Node:
 
 def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None):
     """PUCT on several games side by side: each simulation walks every game's tree down to a leaf, then one batched
-    network call evaluates all the leaves (one matrix product costs about what a single position does)."""
+    network call evaluates all the leaves (one matrix product costs about what a single position does).
+    noise = (rng, alpha, weight) mixes Dirichlet noise into the roots' priors (self-play); roots are trees kept
+    from the last move (--reuse-tree)."""
     roots = roots or [Node() for _ in root_states]
-    for t in range(n_simulations + 1):  # simulation 0 expands the roots, so the +1 under the square root is N(s)
+    for t in range(n_simulations + 1):  # simulation 0 expands the roots
         leaves = []
         for root, root_state in zip(roots, root_states):
             if t == 0 and root.children:
@@ -52,7 +54,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None)
 
             # 1. Select: while a node has children, descend to the child with the best PUCT score
             while node.children:
-                sqrt_n = math.sqrt(node.n)
+                sqrt_n = math.sqrt(node.n)  # = sqrt(sum_b N(s,b) + 1): the node's own first visit expanded it
                 node = max(node.children,
                            key=lambda ch: (ch.w / ch.n if ch.n else 0.0)
                                           + c_puct * ch.prior * sqrt_n / (1 + ch.n))
