@@ -12,6 +12,7 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one BLAS thread per process: the worker processes already fill the cores
 import argparse
+import functools
 import json
 import math
 import multiprocessing
@@ -206,6 +207,7 @@ def optimal_moves(state):
     return [m for m in state.legal_moves() if -solve(after(state, m)) == best]
 
 
+@functools.lru_cache(maxsize=1)
 def tictactoe_positions():
     """The 4,520 tic-tac-toe positions with a move to make, in a fixed order."""
     found, stack = {}, [games.TicTacToe()]

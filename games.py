@@ -112,7 +112,7 @@ class Go:
                     head[s] = big
                 stones[big] = stones[big] + stones.pop(small)
                 libs[big] |= libs.pop(small)
-            elif c != color and c in (BLACK, WHITE):
+            elif c == 3 - color:  # an enemy stone
                 enemy = libs[head[q]]
                 enemy.discard(p)
                 if not enemy:

@@ -127,7 +127,7 @@ def test_go_single_and_group_capture():
     s = games.Go(black=["A2", "C2", "B1"], white=["B2"])
     s.play(P("B3"))
     assert s.board[P("B2")] == games.EMPTY and s.area() == (49, 0)
-    s = games.Go(black=["A2", "A3", "D2", "D3", "B1", "C1", "B4"], white=["B2", "C2", "B3", "C3"], black_to_move=True)
+    s = games.Go(black=["A2", "A3", "D2", "D3", "B1", "C1", "B4"], white=["B2", "C2", "B3", "C3"])
     s.play(P("C4"))
     assert all(s.board[P(p)] == games.EMPTY for p in ("B2", "C2", "B3", "C3"))
 
