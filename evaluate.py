@@ -268,13 +268,13 @@ def tactical_player(states, rngs):
 
 
 class UCTPlayer:
-    """Plain UCT from mcts.py with uniformly random rollouts."""
+    """Plain UCT from mcts.py with uniformly random rollouts (Connect Four only)."""
 
     def __init__(self, n_simulations):
         self.n_simulations = n_simulations
 
     def __call__(self, states, rngs):
-        return [mcts.best_move(mcts.uct_search(s, games.random_rollout, self.n_simulations,
+        return [mcts.best_move(mcts.uct_search(s, games.connect4_rollout, self.n_simulations,
                                                seed=int(rng.integers(2 ** 31)))) for s, rng in zip(states, rngs)]
 
 

@@ -299,6 +299,9 @@ class TicTacToe:
     def first_to_move(self):
         return self.x.bit_count() == self.o.bit_count()
 
+    def key(self):
+        return self.x, self.o  # the position, hashable
+
     def is_over(self):
         return self.x | self.o == 0b111111111 or self.WINS[self.x] or self.WINS[self.o]
 
@@ -354,6 +357,9 @@ class ConnectFour:
 
     def first_to_move(self):
         return self.moves % 2 == 0
+
+    def key(self):
+        return self.bits[0], self.bits[1]  # the position, hashable
 
     @staticmethod
     def has_four(b):
@@ -423,5 +429,24 @@ def random_rollout(state, rng):
     return s.result()
 
 
+def connect4_rollout(state, rng):
+    """random_rollout for Connect Four, written out on the bare bitboards: the same random numbers play the same
+    game, about twice as fast (UCT's rollouts are most of the time of evaluate.py's matches against UCT-400)."""
+    if state.is_over():
+        return state.result()
+    bits, heights, moves = state.bits[:], state.heights[:], state.moves
+    while True:
+        columns = [c for c in range(7) if heights[c] < 6]
+        c = columns[int(rng.random() * len(columns))]
+        mover = moves % 2
+        bits[mover] |= 1 << (7 * c + heights[c])
+        heights[c] += 1
+        moves += 1
+        if ConnectFour.has_four(bits[mover]):
+            return 1.0 - mover  # the first player (mover 0) won: 1.0
+        if moves == 42:
+            return 0.5
+
+
 GAMES = {"go": go_corner, "chess": chess_trap, "tictactoe": TicTacToe, "connect4": ConnectFour}
-ROLLOUTS = {"go": go_rollout, "chess": chess_rollout, "tictactoe": random_rollout, "connect4": random_rollout}
+ROLLOUTS = {"go": go_rollout, "chess": chess_rollout, "tictactoe": random_rollout, "connect4": connect4_rollout}

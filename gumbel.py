@@ -21,7 +21,7 @@ import torch
 
 import games
 
-torch.set_num_threads(1)  # the processes fill the cores; threads fighting over them slow training down
+torch.set_num_threads(1)  # self-play processes fill the cores; only training, while they wait, takes them all
 gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default doubled self-play's time
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
@@ -41,10 +41,11 @@ class Node:
         self.value = 0.0                              # the network's value for the player to move here
 
 
-def search(root_states, net, n_simulations, max_considered=16, rng=None):
+def search(root_states, net, n_simulations, max_considered=16, rng=None, cache=None):
     """Gumbel search on several games side by side: each simulation walks every game's tree down to a leaf, then one
     batched network call evaluates all the leaves (one matrix product costs about what a single position does).
-    Without `rng` there is no Gumbel noise and the search is deterministic."""
+    Without `rng` there is no Gumbel noise and the search is deterministic; cache remembers the network's outputs
+    (see evaluate)."""
     roots = [Node() for _ in root_states]
     for t in range(n_simulations + 1):  # simulation 0 expands the roots
         leaves = []
@@ -58,7 +59,7 @@ def search(root_states, net, n_simulations, max_considered=16, rng=None):
             leaves.append((node, state))
 
         # 2. Expand: one network call gives every leaf's legal moves a child with its prior
-        for (node, state), (priors, value) in zip(leaves, evaluate(net, [state for _, state in leaves])):
+        for (node, state), (priors, value) in zip(leaves, evaluate(net, [state for _, state in leaves], cache)):
             node.children = [Node(move, node, p)
                              for move, p in priors.items()]
             node.value = value
@@ -194,24 +195,29 @@ class NumpyNet:
         return h @ self.wp + self.bp, np.tanh(h @ self.wv + self.bv)[:, 0]
 
 
-def evaluate(net, states):
+def evaluate(net, states, cache=None):
     """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
-    moves are masked out of the softmax. A finished game gets no priors and its exact value."""
-    over = [s.is_over() for s in states]
-    live = [s for s, done in zip(states, over) if not done]
-    logits, values = net(type(live[0]).encode_many(live)) if live else ([], [])
-    logits, values = iter(np.asarray(logits).tolist()), iter(np.asarray(values).tolist())  # plain floats from here
-    out = []
-    for s, done in zip(states, over):
-        if done:
-            out.append(({}, outcome(s)))
-            continue
-        row, moves = next(logits), s.legal_moves()
-        top = max(row[m] for m in moves)
-        e = [math.exp(row[m] - top) for m in moves]
-        total = sum(e)
-        out.append(({m: x / total for m, x in zip(moves, e)}, next(values)))
-    return out
+    moves are masked out of the softmax. A finished game gets no priors and its exact value. `cache` ({position's
+    key: result}, for this network) answers the positions met before at no cost: in self-play, three in four."""
+    cache, keys = {} if cache is None else cache, [s.key() for s in states]
+    new = {key: s for key, s in zip(keys, states) if key not in cache}  # met for the first time (once if twice)
+    moves = [s.legal_moves() for s in new.values()]  # none once the game is over
+    live = [s for s, legal in zip(new.values(), moves) if legal]
+    priors, values = iter(()), iter(())
+    if live:  # the masked softmax of the whole batch in a few numpy calls, not a Python loop over each leaf's moves
+        logits, v = net(type(live[0]).encode_many(live))
+        legal = np.zeros(logits.shape, dtype=bool)
+        legal[np.repeat(np.arange(len(live)), [len(m) for m in moves if m]), np.concatenate([m for m in moves if m])] = 1
+        masked = np.where(legal, logits.astype(np.float64), -np.inf)
+        e = np.exp(masked - masked.max(axis=1, keepdims=True))
+        priors, values = iter((e / e.sum(axis=1, keepdims=True)).tolist()), iter(np.asarray(v).tolist())
+    for (key, s), legal in zip(new.items(), moves):
+        if legal:
+            p = next(priors)
+            cache[key] = ({m: p[m] for m in legal}, next(values))
+        else:
+            cache[key] = ({}, outcome(s))
+    return [cache[key] for key in keys]
 
 
 def outcome(state):
@@ -232,12 +238,13 @@ def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
     player to move, the improved policy, and the game's outcome for that player."""
     states = [GAMES[game]() for _ in range(n_games)]
+    cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
     while True:
         live = [i for i in range(n_games) if not states[i].is_over()]
         if not live:
             break
-        found = search([states[i] for i in live], net, n_simulations, max_considered, rng)
+        found = search([states[i] for i in live], net, n_simulations, max_considered, rng, cache)
         for i, root in zip(live, found):
             pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)
             for move, p in improved_policy(root).items():
@@ -291,7 +298,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     rng = np.random.default_rng(seed)
     workers = workers or os.cpu_count()
     net = Net(game, cfg["hidden"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
+                                 fused=True)  # one kernel updates every parameter: at these sizes a third faster
     replay, start = [], time.time()
     if on_iteration:
         on_iteration(0, net)
@@ -309,7 +317,9 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]
             t1 = time.time()
+            torch.set_num_threads(workers)  # the self-play processes are idle now: training gets every core
             value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            torch.set_num_threads(1)
             t2 = time.time()
             if out:
                 save(net, out)
