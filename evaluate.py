@@ -227,12 +227,16 @@ class Agent:
 
     def __init__(self, net, n_simulations, algorithm="alphazero"):
         self.net, self.n_simulations, self.algorithm = net, n_simulations, algorithm  # a name: modules don't pickle
+        self.cache = {}  # the network's outputs by position, kept from move to move as self-play keeps them
 
     def __call__(self, states, rngs):
         algorithm = ALGORITHMS[self.algorithm]
+        if len(self.cache) > 200_000:
+            self.cache.clear()  # a bound on the memory of long matches with many simulations
         if self.n_simulations == 0:
-            return [max(priors, key=priors.get) for priors, _ in algorithm.evaluate(self.net, states)]
-        return [algorithm.best_move(root) for root in algorithm.search(states, self.net, self.n_simulations)]
+            return [max(priors, key=priors.get) for priors, _ in algorithm.evaluate(self.net, states, self.cache)]
+        return [algorithm.best_move(root) for root in algorithm.search(states, self.net, self.n_simulations,
+                                                                       cache=self.cache)]
 
 
 def random_player(states, rngs):
