@@ -1,7 +1,7 @@
 """AlphaZero: puct.py grown into the lab's self-play loop. A policy-value network replaces the stand-in; the search
 trains the network that guides the search.
 
-    python alphazero.py --game connect4                       # train (about 2 minutes on 2 cores), saves connect4.pt
+    python alphazero.py --game connect4                       # train (2-5 minutes on 2 cores), saves connect4.pt
     python alphazero.py --game connect4 --play                # then play against it in the terminal
     python alphazero.py --game tictactoe                      # the lab's Part 1 (well under a minute)
 """
@@ -239,9 +239,10 @@ def settings(game, **overrides):
     return cfg
 
 
-def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print):
+def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None):
     """The self-play loop: play an iteration's games with the current network, train on the last `window`
-    iterations, save, repeat. Games run in `workers` processes, each playing its share side by side."""
+    iterations, save, repeat. Games run in `workers` processes, each playing its share side by side.
+    `spent`, a dict, receives the seconds spent in self-play and in training."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     workers = workers or os.cpu_count()
@@ -249,6 +250,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
                                  fused=True)  # one kernel updates every parameter: at these sizes a third faster
     replay, start = [], time.time()
+    spent = {} if spent is None else spent
+    spent.update({"self-play": 0.0, "training": 0.0})
     if on_iteration:
         on_iteration(0, net)
     pool = multiprocessing.Pool(workers) if workers > 1 else None
@@ -269,6 +272,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
             value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
             torch.set_num_threads(1)
             t2 = time.time()
+            spent["self-play"], spent["training"] = spent["self-play"] + t1 - t0, spent["training"] + t2 - t1
             if out:
                 save(net, out)
             log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
@@ -280,6 +284,9 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     finally:
         if pool:
             pool.terminate()
+    total = max(sum(spent.values()), 1e-9)
+    log(f"time: self-play {spent['self-play']:.0f} s ({spent['self-play'] / total:.0%}), "
+        f"training {spent['training']:.0f} s ({spent['training'] / total:.0%})")
     return net
 
 

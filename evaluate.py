@@ -352,12 +352,20 @@ def mean(scores):
 
 
 def snapshots_of(game, cfg, args, keep):
-    """Train `game` and keep numpy copies of the network at the iterations in `keep`."""
-    nets = {}
+    """Train `game` and keep numpy copies of the network at the iterations in `keep`; also the seconds spent."""
+    nets, spent = {}, {}
     alphazero.train(game, cfg, seed=args.seed, workers=args.workers,
                     on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}) if it in keep else None,
-                    log=lambda line: print("  " + line, flush=True))
-    return nets
+                    log=lambda line: print("  " + line, flush=True), spent=spent)
+    return nets, spent
+
+
+def time_split(spent, train_seconds, measure_seconds):
+    """Where a part's time went: its training's seconds split as self-play and Adam steps split them, then the
+    matches and measures."""
+    total = max(sum(spent.values()), 1e-9)
+    return {"self-play": round(train_seconds * spent["self-play"] / total, 1),
+            "training": round(train_seconds * spent["training"] / total, 1), "measuring": round(measure_seconds, 1)}
 
 
 def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero"):
@@ -390,7 +398,7 @@ def part_1(args):
     progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    nets = snapshots_of("tictactoe", cfg, args, keep)
+    nets, spent = snapshots_of("tictactoe", cfg, args, keep)
     t1 = time.time()
     progress(f"part 1: measuring {len(keep)} networks on {n_positions:,} positions and {n_games} games each")
     jobs = {}
@@ -404,8 +412,7 @@ def part_1(args):
           f"the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
     checks = [c for it in keep if it in LAB["1"] for c in tictactoe_checks(ours[it], LAB["1"][it], n_games)]
-    return {"ours": ours, "lab": LAB["1"], "checks": checks, "train_seconds": round(t1 - t0, 1),
-            "eval_seconds": round(time.time() - t1, 1)}
+    return {"ours": ours, "lab": LAB["1"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
 def connect4_jobs(net, n_simulations, sizes, seed, tag=""):
@@ -428,7 +435,7 @@ def part_2(args):
     progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    nets = snapshots_of("connect4", cfg, args, keep)
+    nets, spent = snapshots_of("connect4", cfg, args, keep)
     t1 = time.time()
     final = nets[keep[-1]]
     FINAL_CONNECT4.append(final)
@@ -457,7 +464,7 @@ def part_2(args):
               for j, k in enumerate(keys)]
     checks += [within_noise(more_search[s], LAB["2_more_search"][s], sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
-            "checks": checks, "train_seconds": round(t1 - t0, 1), "eval_seconds": round(time.time() - t1, 1)}
+            "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
 FINAL_CONNECT4 = []  # Part 2's final network, for Part 3b
@@ -466,8 +473,9 @@ FINAL_CONNECT4 = []  # Part 2's final network, for Part 3b
 def train_one(job):
     """One whole training in one worker process (used where several small trainings run side by side)."""
     algorithm, game, cfg, seed = job
-    net = ALGORITHMS[algorithm].train(game, cfg, seed=seed, workers=1, log=lambda line: None)
-    return ALGORITHMS[algorithm].NumpyNet(net)
+    spent = {}
+    net = ALGORITHMS[algorithm].train(game, cfg, seed=seed, workers=1, log=lambda line: None, spent=spent)
+    return ALGORITHMS[algorithm].NumpyNet(net), spent
 
 
 def part_3a(args):
@@ -481,7 +489,7 @@ def part_3a(args):
              f"{cfgs['gumbel']['iterations']} iterations each, the six side by side")
     t0 = time.time()
     # With 2 simulations self-play is cheap and the Adam steps are most of the time: one training per process.
-    nets = parallel(train_one, [(a, "tictactoe", cfgs[a], seed) for a, seed in runs])
+    nets, spents = zip(*parallel(train_one, [(a, "tictactoe", cfgs[a], seed) for a, seed in runs]))
     t1 = time.time()
     progress(f"part 3a: measuring the six networks on {n_positions:,} positions and {n_games} games each")
     jobs = {}
@@ -499,8 +507,8 @@ def part_3a(args):
           f"  after {cfgs['gumbel']['iterations']} iterations of {cfgs['gumbel']['games']} games: optimal-move fraction "
           f"and losses against the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
-    return {"ours": ours, "lab": LAB["3a"], "checks": checks, "train_seconds": round(t1 - t0, 1),
-            "eval_seconds": round(time.time() - t1, 1)}
+    spent = {k: sum(s[k] for s in spents) for k in spents[0]}
+    return {"ours": ours, "lab": LAB["3a"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
 def final_connect4(args):
@@ -562,9 +570,13 @@ TITLES = {"blog": "the article: UCT, flat Monte Carlo, PUCT", "1": "AlphaZero on
 
 
 def summary(results, seconds):
-    rows = [[part, TITLES[part], f"{seconds[part]:.0f} s", f"{sum(r['checks'])} of {len(r['checks'])}"]
+    def shares(r, part):
+        split = r.get("time_split", {"measuring": seconds[part]})
+        return " ".join(f"{split.get(k, 0) / max(seconds[part], 1e-9):4.0%}" for k in ("self-play", "training", "measuring"))
+    rows = [[part, TITLES[part], f"{seconds[part]:.0f} s", shares(r, part), f"{sum(r['checks'])} of {len(r['checks'])}"]
             for part, r in results.items()]
-    table("Summary: how many of our numbers fall within the noise of the seed's", ["part", "", "time", "within"], rows)
+    table("Summary: how many of our numbers fall within the noise of the seed's, and where the time went",
+          ["part", "", "time", "self-play training measuring", "within"], rows)
     print("  the article ran each experiment once, so its numbers are checked against bounds around them (B1 at least\n"
           "  3,500 visits of 5,000 with a win rate of 0.80-0.97, flat Monte Carlo's Qxd7 first at 0.64-0.78, ...);\n"
           "  the lab's scores: within two standard errors of the difference of two scores over N games each;\n"

@@ -106,6 +106,27 @@ def test_connect4_full_column_and_drawn_full_board():
     assert s.legal_moves() == []
 
 
+def random_connect4_positions(n, seed=0):
+    rng, found = random.Random(seed), []
+    for _ in range(n):
+        s = games.ConnectFour()
+        for _ in range(rng.randrange(0, 42)):
+            if s.is_over():
+                break
+            s.play(rng.choice(s.legal_moves()))
+        found.append(s)
+    return found
+
+
+def test_connect4_rollout_plays_the_same_games_as_random_rollout():
+    positions = random_connect4_positions(300)
+    assert any(s.is_over() for s in positions) and not all(s.is_over() for s in positions)
+    keys = [s.key() for s in positions]
+    fast = [games.connect4_rollout(s, random.Random(i)) for i, s in enumerate(positions)]
+    assert fast == [games.random_rollout(s, random.Random(i)) for i, s in enumerate(positions)]
+    assert [s.key() for s in positions] == keys and {0.0, 1.0} <= set(fast) <= {0.0, 0.5, 1.0}
+
+
 def test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity():
     s = games.ConnectFour()
     s.play(0)  # first player in the bottom-left corner; now the second player moves
@@ -297,6 +318,20 @@ def test_network_masks_illegal_moves_and_priors_sum_to_one():
         s.play(2)  # column 3 is full
     (priors, value), = alphazero.evaluate(net, [s])
     assert set(priors) == {0, 1, 3, 4, 5, 6} and abs(sum(priors.values()) - 1) < 1e-9 and -1 <= value <= 1
+
+
+def test_cached_network_outputs_change_no_search():
+    numpy_net, batches = alphazero.NumpyNet(alphazero.Net("connect4", 32)), []
+    net = lambda x: (batches.append(len(x)), numpy_net(x))[1]  # counts the positions the network is asked about
+    states = [s for s in random_connect4_positions(40, seed=1) if not s.is_over()] * 2  # each position twice
+    # values to 5 places: the network's float32 sums round a little differently in batches of other sizes
+    visits = lambda roots: [[(ch.move, ch.n, round(ch.w, 5)) for ch in r.children] for r in roots]
+    plain, cache = visits(alphazero.search(states, net, 40)), {}
+    batches.clear()
+    assert visits(alphazero.search(states, net, 40, cache=cache)) == plain
+    assert batches[0] == len({s.key() for s in states})  # the roots: each position once
+    batches.clear()
+    assert visits(alphazero.search(states, net, 40, cache=cache)) == plain and batches == []  # all from the cache
 
 
 def test_visit_counts_sum_to_the_simulations():
