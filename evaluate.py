@@ -228,8 +228,22 @@ def winning_cells(stones, mask):
     return r & (BOARD ^ mask)
 
 
-def negamax(me, mask, moves, alpha, beta, lower, upper):
+class Bounds:
+    """What the solver has learned: lower and upper bounds of positions' values, and a budget of nodes to search."""
+
+    def __init__(self, budget=None):
+        self.lower, self.upper, self.left = {}, {}, budget if budget is not None else math.inf
+
+
+class TooHard(Exception):
+    """The solver's node budget ran out before the position was solved."""
+
+
+def negamax(me, mask, moves, alpha, beta, bounds):
     """The value for the player to move (whose stones are `me`), who cannot win at once, within [alpha, beta]."""
+    bounds.left -= 1
+    if bounds.left < 0:
+        raise TooHard
     possible = (mask + BOTTOM) & BOARD
     threats = winning_cells(me ^ mask, mask)
     forced = possible & threats
@@ -241,33 +255,34 @@ def negamax(me, mask, moves, alpha, beta, lower, upper):
     if moves >= 40:
         return 0
     key = me + mask
-    alpha = max(alpha, -((40 - moves) // 2), lower.get(key, -99))  # what the table and the stones left allow
+    alpha = max(alpha, -((40 - moves) // 2), bounds.lower.get(key, -99))  # what the stones left and the table allow
     if alpha >= beta:
         return alpha
-    beta = min(beta, (41 - moves) // 2, upper.get(key, 99))
+    beta = min(beta, (41 - moves) // 2, bounds.upper.get(key, 99))
     if alpha >= beta:
         return beta
     order = sorted((c & safe for c in COLUMNS if c & safe),
                    key=lambda move: -winning_cells(me | move, mask).bit_count())  # stable: centre first on ties
     for move in order:
-        score = -negamax(me ^ mask, mask | move, moves + 1, -beta, -alpha, lower, upper)
+        score = -negamax(me ^ mask, mask | move, moves + 1, -beta, -alpha, bounds)
         if score >= beta:
-            lower[key] = score
+            bounds.lower[key] = score
             return score
         alpha = max(alpha, score)
-    upper[key] = alpha
+    bounds.upper[key] = alpha
     return alpha
 
 
-def solve_connect4(state, tables=None):
-    """The exact value of a Connect Four position for the player to move."""
+def solve_connect4(state, bounds=None):
+    """The exact value of a Connect Four position for the player to move. `bounds` (a Bounds) can be shared between
+    positions, and limits the search: TooHard when its budget runs out."""
     moves, mask = state.moves, state.bits[0] | state.bits[1]
     if state.is_over():  # the last mover made four with its (moves + 1) // 2-th stone, or the board is full
         return -(22 - (moves + 1) // 2) if any(map(state.has_four, state.bits)) else 0
     me = state.bits[moves % 2]
     if winning_cells(me, mask) & (mask + BOTTOM) & BOARD:
         return (43 - moves) // 2
-    lower, upper = tables or ({}, {})
+    bounds = bounds or Bounds()
     lo, hi = -((42 - moves) // 2), (43 - moves) // 2
     while lo < hi:  # narrow the score with null windows, probing near zero first
         med = lo + (hi - lo) // 2
@@ -275,7 +290,7 @@ def solve_connect4(state, tables=None):
             med = int(lo / 2)
         elif med >= 0 and int(hi / 2) > med:
             med = int(hi / 2)
-        r = negamax(me, mask, moves, med, med + 1, lower, upper)
+        r = negamax(me, mask, moves, med, med + 1, bounds)
         if r <= med:
             hi = r
         else:
@@ -283,10 +298,47 @@ def solve_connect4(state, tables=None):
     return lo
 
 
-def connect4_move_values(state):
+def connect4_move_values(state, bounds=None):
     """{column: the exact value, for the player to move, of playing it}."""
-    wins = winning_columns(state, state.moves % 2)
-    return {m: (43 - state.moves) // 2 if m in wins else -solve_connect4(after(state, m)) for m in state.legal_moves()}
+    wins, bounds = winning_columns(state, state.moves % 2), bounds or Bounds()
+    return {m: (43 - state.moves) // 2 if m in wins else -solve_connect4(after(state, m), bounds)
+            for m in state.legal_moves()}
+
+
+TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 200_000  # judge positions with at least 8 stones, within 200,000 solver nodes
+
+
+class Judged:
+    """A player whose moves the solver judges: does each keep the position's exact outcome (a won position won, a
+    drawn one drawn)? Positions with fewer than TRUTH_MIN_STONES stones, or too hard to solve, are skipped."""
+
+    def __init__(self, player):
+        self.player, self.bounds, self.kept, self.judged, self.skipped = player, Bounds(), 0, 0, 0
+
+    def __call__(self, states, rngs):
+        moves = self.player(states, rngs)
+        for s, move in zip(states, moves):
+            try:
+                if s.moves < TRUTH_MIN_STONES:
+                    raise TooHard
+                self.bounds.left = TRUTH_BUDGET
+                value = solve_connect4(s, self.bounds)
+                wins = move in winning_columns(s, s.moves % 2)
+                self.bounds.left = TRUTH_BUDGET
+                moved = (43 - s.moves) // 2 if wins else -solve_connect4(after(s, move), self.bounds)
+                self.kept += (moved > 0) - (moved < 0) == (value > 0) - (value < 0)
+                self.judged += 1
+            except TooHard:
+                self.skipped += 1
+        return moves
+
+
+def truth_games(task):
+    """match_games with the agent's moves judged by the solver: [(kept, judged, skipped)] over these games."""
+    game, agent, opponent, indices, seed, opening = task
+    judged = Judged(agent)
+    match_games((game, judged, opponent, indices, seed, opening))
+    return [(judged.kept, judged.judged, judged.skipped)]
 
 
 @functools.lru_cache(maxsize=1)
@@ -406,22 +458,30 @@ def chunks(n, k):
 
 
 def run_jobs(jobs, workers):
-    """jobs: {key: ("match", game, agent, opponent, n_games, seed, opening) or ("optimal", agent, n_positions)}.
+    """jobs: {key: ("match" or "truth", game, agent, opponent, n_games, seed, opening) or ("optimal", agent,
+    n_positions)}.
     Every job is cut into pieces and the pieces of all jobs go to the pool together, so that the cores stay busy.
     Returns {key: the agent's score in each game} for matches and {key: fraction of optimal moves} otherwise."""
     pieces, owners = [], []
     for key, job in jobs.items():
-        n = job[4] if job[0] == "match" else job[2]
+        n = job[2] if job[0] == "optimal" else job[4]
         for idx in chunks(n, 2 * workers):
-            if job[0] == "match":
-                pieces.append((match_games, job[1:4] + (list(idx),) + job[5:]))
-            else:
+            if job[0] == "optimal":
                 pieces.append((optimal_fraction, (job[1], idx.start, idx.stop)))
+            else:
+                pieces.append((truth_games if job[0] == "truth" else match_games, job[1:4] + (list(idx),) + job[5:]))
             owners.append(key)
     results = {key: [] for key in jobs}
     for key, r in zip(owners, parallel(call, pieces)):
         results[key] += r if isinstance(r, list) else [r]
-    return {key: r if jobs[key][0] == "match" else sum(r) / jobs[key][2] for key, r in results.items()}
+    return {key: r if jobs[key][0] == "match" else truth(r) if jobs[key][0] == "truth" else sum(r) / jobs[key][2]
+            for key, r in results.items()}
+
+
+def truth(counts):
+    """The pieces' (kept, judged, skipped) added up: the fraction of judged moves that kept the exact outcome."""
+    kept, judged, skipped = map(sum, zip(*counts))
+    return {"fraction": round(kept / max(judged, 1), 3), "judged": judged, "skipped": skipped}
 
 
 def call(piece):
@@ -685,10 +745,14 @@ def measure_checkpoint(args):
     if net.game == "tictactoe":
         ours = tictactoe_row(run_jobs(tictactoe_jobs(net, n_simulations, 100, 4520, args.seed), args.workers))
     else:
-        r = run_jobs(connect4_jobs(net, n_simulations, (100, 50, 400), args.seed), args.workers)
-        ours = {k: round(mean(v), 3) for k, v in r.items()}
+        jobs = connect4_jobs(net, n_simulations, (100, 50, 400), args.seed)
+        jobs.update({f"{label}_truth": ("truth", "connect4", Agent(net, sims), tactical_player, 40, args.seed, 2)
+                     for label, sims in (("policy", 0), ("search", n_simulations))})
+        r = run_jobs(jobs, args.workers)
+        ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
     table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "ours"],
-          [[k, v] for k, v in ours.items()])
+          [[k, f"{v['fraction']:.3f} of {v['judged']} moves judged (with {TRUTH_MIN_STONES}+ stones) kept the exact "
+               f"outcome; {v['skipped']} not judged" if isinstance(v, dict) else v] for k, v in ours.items()])
     return ours
 
 

@@ -427,6 +427,25 @@ def test_connect4_solver_agrees_with_a_public_perfect_solver():
         assert evaluate.connect4_move_values(s) == {c: int(v) for c, v in enumerate(per_column) if v != "."}, moves
 
 
+def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
+    states, good, bad = [], [], []
+    for line in CONNECT4_SOLVED.split("\n")[1:-1]:
+        moves, score, *per_column = line.split()
+        sign = lambda v: (int(v) > 0) - (int(v) < 0)
+        losing = [c for c, v in enumerate(per_column) if v != "." and sign(v) != sign(score)]
+        if losing:  # a position where some move throws the outcome away
+            s = games.ConnectFour()
+            for c in moves:
+                s.play(int(c) - 1)
+            states.append(s)
+            good.append(next(c for c, v in enumerate(per_column) if v != "." and sign(v) == sign(score)))
+            bad.append(losing[0])
+    for moves, kept in ((good, len(states)), (bad, 0)):
+        judged = evaluate.Judged(lambda states, rngs, moves=moves: moves)
+        assert judged(states, [None] * len(states)) == moves
+        assert (judged.kept, judged.judged, judged.skipped) == (kept, len(states), 0) and len(states) >= 20
+
+
 def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
     s = games.ConnectFour()
     for c in (0, 1, 0, 1, 0, 1):
