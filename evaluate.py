@@ -1,6 +1,8 @@
 """Every expected-results table of the seeds, ours beside theirs.
 
-    python evaluate.py                      # everything: the article, then the lab's Parts 1, 2, 3a and 3b
+    python evaluate.py                      # the seeds' tables: the article, then the lab's Parts 1, 2, 3a and 3b
+    python evaluate.py --part further       # going further: the exact Connect Four solver, the truth measure
+    python evaluate.py --part all           # both
     python evaluate.py --part blog          # the article's numbers: UCT on Go and chess, PUCT, the worked example
     python evaluate.py --part 1             # the lab's Part 1: AlphaZero on tic-tac-toe against the exact solution
     python evaluate.py --part 2             # the lab's Part 2: AlphaZero on Connect Four against three opponents
@@ -312,8 +314,8 @@ class Judged:
     """A player whose moves the solver judges: does each keep the position's exact outcome (a won position won, a
     drawn one drawn)? Positions with fewer than TRUTH_MIN_STONES stones, or too hard to solve, are skipped."""
 
-    def __init__(self, player):
-        self.player, self.bounds, self.kept, self.judged, self.skipped = player, Bounds(), 0, 0, 0
+    def __init__(self, player, budget=TRUTH_BUDGET):
+        self.player, self.budget, self.bounds, self.kept, self.judged, self.skipped = player, budget, Bounds(), 0, 0, 0
 
     def __call__(self, states, rngs):
         moves = self.player(states, rngs)
@@ -321,10 +323,10 @@ class Judged:
             try:
                 if s.moves < TRUTH_MIN_STONES:
                     raise TooHard
-                self.bounds.left = TRUTH_BUDGET
+                self.bounds.left = self.budget
                 value = solve_connect4(s, self.bounds)
                 wins = move in winning_columns(s, s.moves % 2)
-                self.bounds.left = TRUTH_BUDGET
+                self.bounds.left = self.budget
                 moved = (43 - s.moves) // 2 if wins else -solve_connect4(after(s, move), self.bounds)
                 self.kept += (moved > 0) - (moved < 0) == (value > 0) - (value < 0)
                 self.judged += 1
@@ -335,8 +337,8 @@ class Judged:
 
 def truth_games(task):
     """match_games with the agent's moves judged by the solver: [(kept, judged, skipped)] over these games."""
-    game, agent, opponent, indices, seed, opening = task
-    judged = Judged(agent)
+    game, agent, opponent, indices, seed, opening, budget = task
+    judged = Judged(agent, budget)
     match_games((game, judged, opponent, indices, seed, opening))
     return [(judged.kept, judged.judged, judged.skipped)]
 
@@ -458,8 +460,8 @@ def chunks(n, k):
 
 
 def run_jobs(jobs, workers):
-    """jobs: {key: ("match" or "truth", game, agent, opponent, n_games, seed, opening) or ("optimal", agent,
-    n_positions)}.
+    """jobs: {key: ("match", game, agent, opponent, n_games, seed, opening), the same with "truth" and a solver
+    budget after them, or ("optimal", agent, n_positions)}.
     Every job is cut into pieces and the pieces of all jobs go to the pool together, so that the cores stay busy.
     Returns {key: the agent's score in each game} for matches and {key: fraction of optimal moves} otherwise."""
     pieces, owners = [], []
@@ -605,6 +607,8 @@ def part_2(args):
     checks = [within_noise(ours[it][k], LAB["2"][it][j], n_per_column[j]) for it in keep if it in LAB["2"]
               for j, k in enumerate(keys)]
     checks += [within_noise(more_search[s], LAB["2_more_search"][s], sizes[1]) for s in more if s in LAB["2_more_search"]]
+    PART2.update(nets=nets, uct={it: ours[it]["search_v_uct"] for it in keep}, uct_games=sizes[1], uct_sims=sizes[2],
+                 simulations=cfg["simulations"])
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
             "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
@@ -679,10 +683,117 @@ def part_3b(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Going further: the lab's open questions about Connect Four, answered by measurement against the exact solver
+
+C4_POSITIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "shared", "data", "c4_positions.txt")
+PART2 = {}  # Part 2's snapshots and scores, when it ran in this run
+
+
+def solve_listed(task):
+    """Solve listed positions ("MOVES SCORE ...", columns from 1) within a node budget: [(stones, agrees, seconds)],
+    agrees None when the budget ran out."""
+    lines, budget = task
+    out = []
+    for line in lines:
+        moves, score = line.split()[:2]
+        s = games.ConnectFour()
+        for c in moves:
+            s.play(int(c) - 1)
+        start = time.process_time()
+        try:
+            out.append((len(moves), solve_connect4(s, Bounds(budget)) == int(score), time.process_time() - start))
+        except TooHard:
+            out.append((len(moves), None, time.process_time() - start))
+    return out
+
+
+def further_solver(args):
+    """The solver against a public perfect solver's values, by the number of stones on the board."""
+    if not os.path.exists(args.c4_positions):
+        print(f"\n  (no {args.c4_positions}: the solver's check against a public perfect solver is skipped)")
+        return {"checks": []}
+    lines = [line for line in open(args.c4_positions) if line.strip() and not line.startswith("#")]
+    lines, budget = (lines[::10], 20_000) if args.quick else (lines, 300_000)
+    k = 2 * args.workers
+    found = [r for part in parallel(solve_listed, [(lines[i::k], budget) for i in range(k)]) for r in part]
+    rows, bands = [], {}
+    for lo, hi in ((4, 7), (8, 13), (14, 20), (21, 36)):
+        band = [r for r in found if lo <= r[0] <= hi]
+        judged = sorted(r[2] for r in band if r[1] is not None)
+        bands[f"{lo}-{hi}"] = {"positions": len(band), "judged": len(judged), "agree": sum(r[1] is True for r in band),
+                               "median_seconds": round(statistics.median(judged), 4) if judged else None}
+        rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
+                     f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
+    table(f"Going further: the exact Connect Four solver against a public perfect solver ({len(found)} positions of "
+          f"{args.c4_positions.split(os.sep)[-1]},\n  at most {budget:,} nodes each)",
+          ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
+    judged = [r for r in found if r[1] is not None]
+    every14 = all(r[1] is not None for r in found if r[0] >= 14)
+    median = statistics.median(r[2] for r in judged if r[0] >= 14) if judged else None
+    print(f"  answer: the solver agrees on {sum(r[1] for r in judged)} of the {len(judged)} positions it judged "
+          f"({len(found) - len(judged)} skipped, over the budget); it judged {'every' if every14 else 'not every'} "
+          f"position with 14 or more stones, in a median {median:.4f} CPU-s")
+    return {"bands": bands, "budget": budget, "median_seconds_14": median,
+            "checks": [all(r[1] for r in judged), every14]}
+
+
+def further_truth(args):
+    """Part 2's snapshots measured against the truth: the fraction of the agent's moves (against the tactical player)
+    that keep the exact outcome, beside the snapshot's score against UCT-400."""
+    if not PART2:
+        progress("further: training Part 2's Connect Four network first (the same seed: the same networks)")
+        part_2(args)
+    nets, uct = PART2["nets"], PART2["uct"]
+    n_games = 4 if args.quick else 40
+    sims = PART2["simulations"]
+    progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
+    budget = 20_000 if args.quick else TRUTH_BUDGET
+    jobs = {f"{it}:{label}": ("truth", "connect4", Agent(net, n), tactical_player, n_games, args.seed, 2, budget)
+            for it, net in nets.items() for label, n in (("policy", 0), ("search", sims))}
+    r = run_jobs(jobs, args.workers)
+    rows = [[it, r[f"{it}:policy"]["fraction"], r[f"{it}:search"]["fraction"], r[f"{it}:search"]["judged"],
+             f"{uct[it]:.2f}"] for it in nets]
+    table(f"Going further: measuring against the truth. Along {n_games} games against the tactical player (random "
+          f"two-move openings, both colours),\n  the fraction of the agent's moves that keep the position's exact "
+          f"outcome (positions with {TRUTH_MIN_STONES}+ stones the solver judges), beside the score against "
+          f"UCT-{PART2['uct_sims']}", ["iteration", "policy: truth", f"search {sims}: truth", "moves judged",
+                                      f"search v UCT-{PART2['uct_sims']}"], rows)
+    its = list(nets)
+    pairs = [(a, b) for i, a in enumerate(its) for b in its[i + 1:]]
+    sign = lambda x: (x > 0) - (x < 0)
+    agree = sum(sign(r[f"{b}:search"]["fraction"] - r[f"{a}:search"]["fraction"]) == sign(uct[b] - uct[a])
+                for a, b in pairs)
+    se_truth = statistics.mean(math.sqrt(max(r[f"{it}:search"]["fraction"] * (1 - r[f"{it}:search"]["fraction"]), 1e-9)
+                                         / max(r[f"{it}:search"]["judged"], 1)) for it in its)
+    se_uct = statistics.mean(math.sqrt(uct[it] * (1 - uct[it]) / PART2["uct_games"]) for it in its)
+    print(f"  answer: the truth (search) orders {agree} of the {len(pairs)} pairs of snapshots as the score against "
+          f"UCT-{PART2['uct_sims']} does;\n  standard errors: the truth's {se_truth:.3f} on average, the score's {se_uct:.3f} (over "
+          f"{PART2['uct_games']} games): "
+          f"{'the truth is the steadier measure' if se_truth < se_uct else 'the score is the steadier measure'}")
+    return {"ours": {it: {"policy": r[f"{it}:policy"], "search": r[f"{it}:search"], "search_v_uct": uct[it]}
+                     for it in its}, "pairs_agreeing": agree, "pairs": len(pairs), "se_truth": se_truth,
+            "se_uct": se_uct}
+
+
+def part_further(args):
+    start = time.time()
+    progress("further: the exact Connect Four solver against a public perfect solver")
+    r = {"solver": further_solver(args)}
+    r["solver"]["seconds"] = round(time.time() - start, 1)
+    print(f"  ({r['solver']['seconds']:.0f} s)")
+    start = time.time()
+    r["truth"] = further_truth(args)
+    r["truth"]["seconds"] = round(time.time() - start, 1)
+    print(f"  ({r['truth']['seconds']:.0f} s)")
+    r["checks"] = r["solver"].pop("checks")
+    return r
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Progress, verdicts and the summary
 
 START = time.time()
-EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1)}  # seconds (full, --quick)
+EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1), "further": (200, 8)}  # seconds (full, --quick)
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False}  # measured on the README's 2-core machine
 
 
@@ -708,7 +819,7 @@ def within_noise(ours, lab, n=None):
 
 TITLES = {"blog": "the article: UCT, flat Monte Carlo, PUCT", "1": "AlphaZero on tic-tac-toe",
           "2": "AlphaZero on Connect Four", "3a": "training with 2 simulations: PUCT v Gumbel",
-          "3b": "Gumbel v PUCT with the same network"}
+          "3b": "Gumbel v PUCT with the same network", "further": "going further: the solver and the truth"}
 
 
 def summary(results, seconds):
@@ -727,7 +838,8 @@ def summary(results, seconds):
         print("  (--quick: every part at a small size, so these verdicts say little)")
 
 
-PARTS = {"blog": part_blog, "1": part_1, "2": part_2, "3a": part_3a, "3b": part_3b}
+SEED_PARTS = {"blog": part_blog, "1": part_1, "2": part_2, "3a": part_3a, "3b": part_3b}  # the seeds' tables
+PARTS = dict(SEED_PARTS, further=part_further)
 
 
 def write_json(path, results):
@@ -746,7 +858,8 @@ def measure_checkpoint(args):
         ours = tictactoe_row(run_jobs(tictactoe_jobs(net, n_simulations, 100, 4520, args.seed), args.workers))
     else:
         jobs = connect4_jobs(net, n_simulations, (100, 50, 400), args.seed)
-        jobs.update({f"{label}_truth": ("truth", "connect4", Agent(net, sims), tactical_player, 40, args.seed, 2)
+        jobs.update({f"{label}_truth": ("truth", "connect4", Agent(net, sims), tactical_player, 40, args.seed, 2,
+                                        TRUTH_BUDGET)
                      for label, sims in (("policy", 0), ("search", n_simulations))})
         r = run_jobs(jobs, args.workers)
         ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
@@ -759,17 +872,21 @@ def measure_checkpoint(args):
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--part", choices=list(PARTS) + ["all"], default="all", help="which tables (default all)")
+    parser.add_argument("--part", choices=list(PARTS) + ["seeds", "all"], default="seeds",
+                        help="which tables: one part, the seeds' (default), or all: the seeds' and going further")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
     parser.add_argument("--seed", type=int, default=0, help="base random seed (default 0)")
     parser.add_argument("--workers", type=mcts.positive_int, default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default="results.json", help="where to write every number (default results.json)")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
+    parser.add_argument("--c4-positions", default=C4_POSITIONS,
+                        help="Connect Four positions valued by a public solver, to check ours (default ../shared/data/)")
     args = parser.parse_args()
     POOL = multiprocessing.Pool(args.workers) if args.workers > 1 else None
     results, seconds = {}, {}
-    PLAN.update(parts=[] if args.checkpoint else list(PARTS) if args.part == "all" else [args.part], quick=args.quick)
+    chosen = {"seeds": list(SEED_PARTS), "all": list(PARTS)}.get(args.part, [args.part])
+    PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick)
     try:
         if args.checkpoint:
             results["checkpoint"] = measure_checkpoint(args)

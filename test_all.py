@@ -577,6 +577,19 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     assert time.time() - start < 90
 
 
+def test_evaluate_further_quick_checks_the_solver_and_measures_the_truth(tmp_path):
+    import json
+    positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
+    positions.write_text("# moves score s1 .. s7\n" + CONNECT4_SOLVED.strip() + "\n")
+    out = run("evaluate.py", "--part", "further", "--quick", "--c4-positions", str(positions), "--json", str(path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    further = json.loads(path.read_text())["further"]
+    assert further["checks"] == [True, True] and "answer: the truth (search) orders" in out.stdout
+    bands = further["solver"]["bands"].values()
+    assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
+    assert all(0 <= row["search"]["fraction"] <= 1 for row in further["truth"]["ours"].values())
+
+
 def test_gumbel_cli_trains_and_plays(tmp_path):
     path = str(tmp_path / "g.pt")
     out = run("gumbel.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "2",
