@@ -793,7 +793,8 @@ def part_further(args):
 # Progress, verdicts and the summary
 
 START = time.time()
-EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1), "further": (550, 12)}  # seconds (full, --quick)
+EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1),
+            "further": (550, 12)}  # seconds (full, --quick)
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False}  # measured on the README's 2-core machine
 
 
