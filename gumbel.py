@@ -207,7 +207,8 @@ def evaluate(net, states, cache=None):
     if live:  # the masked softmax of the whole batch in a few numpy calls, not a Python loop over each leaf's moves
         logits, v = net(type(live[0]).encode_many(live))
         legal = np.zeros(logits.shape, dtype=bool)
-        legal[np.repeat(np.arange(len(live)), [len(m) for m in moves if m]), np.concatenate([m for m in moves if m])] = 1
+        rows, columns = np.repeat(np.arange(len(live)), [len(m) for m in moves if m]), [m for m in moves if m]
+        legal[rows, np.concatenate(columns)] = 1
         masked = np.where(legal, logits.astype(np.float64), -np.inf)
         e = np.exp(masked - masked.max(axis=1, keepdims=True))
         priors, values = iter((e / e.sum(axis=1, keepdims=True)).tolist()), iter(np.asarray(v).tolist())
