@@ -55,7 +55,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             # 1. Select: while a node has children, descend to the child with the best PUCT score
             while node.children:
                 sqrt_n = math.sqrt(node.n)  # = sqrt(sum_b N(s,b) + 1): the node's own first visit expanded it
-                scores = [(ch.w / ch.n if ch.n else 0.0)  # a list and its index: half the time of max(key=lambda)
+                scores = [(ch.w / ch.n if ch.n else 0.0)  # a list and its index: a fifth faster than max(key=lambda)
                           + c_puct * ch.prior * sqrt_n / (1 + ch.n) for ch in node.children]
                 node = node.children[scores.index(max(scores))]
                 state.play(node.move)
@@ -249,7 +249,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     workers = workers or os.cpu_count()
     net = Net(game, cfg["hidden"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
-                                 fused=True)  # one kernel updates every parameter: at these sizes a third faster
+                                 fused=True)  # one kernel updates every parameter, not a loop of small ones
     replay, start = [], time.time()
     spent = {} if spent is None else spent
     spent.update({"self-play": 0.0, "training": 0.0})

@@ -300,11 +300,17 @@ def solve_connect4(state, bounds=None):
     return lo
 
 
+def connect4_move_value(state, move, bounds=None):
+    """The exact value, for the player to move, of playing `move`."""
+    if move in winning_columns(state, state.moves % 2):
+        return (43 - state.moves) // 2
+    return -solve_connect4(after(state, move), bounds)
+
+
 def connect4_move_values(state, bounds=None):
     """{column: the exact value, for the player to move, of playing it}."""
-    wins, bounds = winning_columns(state, state.moves % 2), bounds or Bounds()
-    return {m: (43 - state.moves) // 2 if m in wins else -solve_connect4(after(state, m), bounds)
-            for m in state.legal_moves()}
+    bounds = bounds or Bounds()
+    return {m: connect4_move_value(state, m, bounds) for m in state.legal_moves()}
 
 
 TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 30_000  # judge positions with 8+ stones, within 30,000 solver nodes (~0.5 s)
@@ -325,9 +331,8 @@ class Judged:
                     raise TooHard
                 self.bounds.left = self.budget
                 value = solve_connect4(s, self.bounds)
-                wins = move in winning_columns(s, s.moves % 2)
                 self.bounds.left = self.budget
-                moved = (43 - s.moves) // 2 if wins else -solve_connect4(after(s, move), self.bounds)
+                moved = connect4_move_value(s, move, self.bounds)
                 self.kept += (moved > 0) - (moved < 0) == (value > 0) - (value < 0)
                 self.judged += 1
             except TooHard:
