@@ -27,7 +27,7 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
-COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25)
+COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25, net="mlp")
 
 
 class Node:
@@ -105,31 +105,56 @@ def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
 
 
 class Net(torch.nn.Module):
-    """The policy-value MLP: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out."""
+    """The policy-value network: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out.
+    kind "mlp" is the lab's two hidden layers; "conv" puts two 3x3 convolutions (32 channels) on the board first."""
 
-    def __init__(self, game, hidden):
+    def __init__(self, game, hidden, kind="mlp"):
         super().__init__()
-        self.game, self.hidden = game, hidden
+        self.game, self.hidden, self.kind = game, hidden, kind
         n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions
+        self.conv = torch.nn.Identity()  # no weights: a mlp checkpoint has none here
+        if kind == "conv":
+            rows, cols = GAMES[game].board_shape
+            self.conv = torch.nn.Sequential(torch.nn.Unflatten(1, (2, rows, cols)),
+                                            torch.nn.Conv2d(2, 32, 3, padding=1), torch.nn.ReLU(),
+                                            torch.nn.Conv2d(32, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten())
+            n_in = 32 * rows * cols
         self.body = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(),
                                         torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
         self.policy, self.value = torch.nn.Linear(hidden, n_out), torch.nn.Linear(hidden, 1)
 
     def forward(self, x):
-        h = self.body(x)
+        h = self.body(self.conv(x))
         return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
+
+
+def conv3x3(x, weight, bias):
+    """A 3x3 convolution with padding 1 in numpy: x (batch, in, rows, cols), weight (out, in, 3, 3). The nine shifted
+    copies of the padded input side by side make it one matrix product."""
+    b, _, rows, cols = x.shape
+    p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
+    patches = np.stack([p[:, :, i:i + rows, j:j + cols] for i in range(3) for j in range(3)], axis=2)
+    out = patches.transpose(0, 3, 4, 1, 2).reshape(b * rows * cols, -1) @ weight.reshape(len(weight), -1).T + bias
+    return out.reshape(b, rows, cols, -1).transpose(0, 3, 1, 2)
 
 
 class NumpyNet:
     """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
 
     def __init__(self, net):
-        self.game = net.game
+        self.game, self.kind = net.game, net.kind
+        self.convs = [(layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy())
+                      for layer in net.conv.children() if isinstance(layer, torch.nn.Conv2d)]
         w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
              for layer in (net.body[0], net.body[2], net.policy, net.value)]
         (self.w1, self.b1), (self.w2, self.b2), (self.wp, self.bp), (self.wv, self.bv) = w
 
     def __call__(self, x):
+        if self.convs:
+            x = x.reshape((len(x), 2) + GAMES[self.game].board_shape)
+            for weight, bias in self.convs:
+                x = np.maximum(conv3x3(x, weight, bias), 0)
+            x = x.reshape(len(x), -1)
         h = np.maximum(x @ self.w1 + self.b1, 0)
         h = np.maximum(h @ self.w2 + self.b2, 0)
         return h @ self.wp + self.bp, np.tanh(h @ self.wv + self.bv)[:, 0]
@@ -139,6 +164,7 @@ def evaluate(net, states, cache=None):
     """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
     moves are masked out of the softmax. A finished game gets no priors and its exact value. `cache` ({position's
     key: result}, for this network) answers the positions met before at no cost: in self-play, three in four."""
+    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) works too: copied per call
     cache, keys = {} if cache is None else cache, [s.key() for s in states]
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # met for the first time (once if twice)
     moves = [s.legal_moves() for s in new.values()]  # none once the game is over
@@ -247,7 +273,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     workers = workers or os.cpu_count()
-    net = Net(game, cfg["hidden"])
+    net = Net(game, cfg["hidden"], cfg["net"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
                                  fused=True)  # one kernel updates every parameter, not a loop of small ones
     replay, start = [], time.time()
@@ -294,7 +320,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
 def save(net, path):
     """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint."""
     tmp = f"{path}.tmp"
-    torch.save({"game": net.game, "hidden": net.hidden, "state_dict": net.state_dict()}, tmp)
+    torch.save({"game": net.game, "hidden": net.hidden, "net": net.kind, "state_dict": net.state_dict()}, tmp)
     os.replace(tmp, path)
 
 
@@ -303,7 +329,7 @@ def load(path, game=None):
     never unpickles arbitrary objects."""
     try:
         ckpt = torch.load(path, weights_only=True)
-        net = Net(ckpt["game"], ckpt["hidden"])
+        net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # checkpoints before --net were all mlp
         net.load_state_dict(ckpt["state_dict"])
     except FileNotFoundError:
         raise ValueError(f"no checkpoint at {path}")
@@ -375,6 +401,8 @@ if __name__ == "__main__":
     parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration (1.0)")
     parser.add_argument("--noise", type=float, help="weight of the Dirichlet noise at the root in self-play (0.25)")
     parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
+    parser.add_argument("--net", choices=["mlp", "conv"], help="mlp: the lab's network (default); conv: two 3x3 "
+                        "convolutions with 32 channels before it")
     parser.add_argument("--reuse-tree", action="store_true", help="keep the chosen move's subtree for the next move")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),

@@ -501,12 +501,16 @@ def mean(scores):
 
 
 def snapshots_of(game, cfg, args, keep):
-    """Train `game` and keep numpy copies of the network at the iterations in `keep`; also the seconds spent."""
-    nets, spent = {}, {}
-    alphazero.train(game, cfg, seed=args.seed, workers=args.workers,
-                    on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}) if it in keep else None,
+    """Train `game` and keep numpy copies of the network at the iterations in `keep`; also the seconds spent, in all
+    and (clock) up to each kept iteration."""
+    nets, spent, clock = {}, {}, {}
+
+    def keep_snapshot(it, net):
+        if it in keep:
+            nets[it], clock[it] = alphazero.NumpyNet(net), round(sum(spent.values()), 1)
+    alphazero.train(game, cfg, seed=args.seed, workers=args.workers, on_iteration=keep_snapshot,
                     log=lambda line: print("  " + line, flush=True), spent=spent)
-    return nets, spent
+    return nets, spent, clock
 
 
 def time_split(spent, train_seconds, measure_seconds):
@@ -547,7 +551,7 @@ def part_1(args):
     progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    nets, spent = snapshots_of("tictactoe", cfg, args, keep)
+    nets, spent, _ = snapshots_of("tictactoe", cfg, args, keep)
     t1 = time.time()
     progress(f"part 1: measuring {len(keep)} networks on {n_positions:,} positions and {n_games} games each")
     jobs = {}
@@ -584,7 +588,7 @@ def part_2(args):
     progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    nets, spent = snapshots_of("connect4", cfg, args, keep)
+    nets, spent, clock = snapshots_of("connect4", cfg, args, keep)
     t1 = time.time()
     final = nets[keep[-1]]
     FINAL_CONNECT4.append(final)
@@ -612,7 +616,7 @@ def part_2(args):
     checks = [within_noise(ours[it][k], LAB["2"][it][j], n_per_column[j]) for it in keep if it in LAB["2"]
               for j, k in enumerate(keys)]
     checks += [within_noise(more_search[s], LAB["2_more_search"][s], sizes[1]) for s in more if s in LAB["2_more_search"]]
-    PART2.update(nets=nets, uct={it: ours[it]["search_v_uct"] for it in keep}, uct_games=sizes[1], uct_sims=sizes[2],
+    PART2.update(nets=nets, scores=ours, clock=clock, uct_games=sizes[1], uct_sims=sizes[2], sizes=sizes,
                  simulations=cfg["simulations"])
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
             "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
@@ -748,7 +752,7 @@ def further_truth(args):
     if not PART2:
         progress("further: training Part 2's Connect Four network first (the same seed: the same networks)")
         part_2(args)
-    nets, uct = PART2["nets"], PART2["uct"]
+    nets, uct = PART2["nets"], {it: PART2["scores"][it]["search_v_uct"] for it in PART2["nets"]}
     n_games = 4 if args.quick else 40
     sims = PART2["simulations"]
     progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
@@ -764,6 +768,7 @@ def further_truth(args):
           f"UCT-{PART2['uct_sims']}", ["iteration", "policy: truth", f"search {sims}: truth", "moves judged",
                                       f"search v UCT-{PART2['uct_sims']}"], rows)
     its = list(nets)
+    PART2["truth"] = {it: r[f"{it}:search"]["fraction"] for it in its}
     pairs = [(a, b) for i, a in enumerate(its) for b in its[i + 1:]]
     sign = lambda x: (x > 0) - (x < 0)
     agree = sum(sign(r[f"{b}:search"]["fraction"] - r[f"{a}:search"]["fraction"]) == sign(uct[b] - uct[a])
@@ -780,16 +785,113 @@ def further_truth(args):
             "se_uct": se_uct}
 
 
+def strength_jobs(net, n_simulations, args, tag, algorithm="alphazero"):
+    """The measures that compare two trainings: the raw policy and search against the tactical player, search
+    against UCT-400 (Part 2's game counts), and the truth fraction of the raw policy and of search."""
+    n_tactical, n_other, uct = PART2["sizes"]
+    n_truth, budget = (4, 20_000) if args.quick else (40, TRUTH_BUDGET)
+    jobs = {}
+    for label, sims in (("policy", 0), ("search", n_simulations)):
+        agent = Agent(net, sims, algorithm)
+        jobs[f"{tag}{label}_v_tactical"] = ("match", "connect4", agent, tactical_player, n_tactical, args.seed, 2)
+        jobs[f"{tag}{label}_truth"] = ("truth", "connect4", agent, tactical_player, n_truth, args.seed, 2, budget)
+    jobs[f"{tag}search_v_uct"] = ("match", "connect4", Agent(net, n_simulations, algorithm), UCTPlayer(uct), n_other,
+                                  args.seed, 2)
+    return jobs
+
+
+def strengths(r, tag):
+    """strength_jobs' results as one row: scores, and truth fractions (with the moves judged)."""
+    return {k: r[tag + k]["fraction"] if k.endswith("truth") else round(mean(r[tag + k]), 3)
+            for k in ("policy_v_tactical", "search_v_tactical", "search_v_uct", "policy_truth", "search_truth")}
+
+
+def further_conv(args):
+    """The convolutional network against the lab's MLP, both at Part 2's settings: strength per game (the same
+    iteration) and per second of training (the nearest cumulative seconds)."""
+    keep = [it for it in PART2["nets"] if it > 0]
+    cfg = alphazero.settings("connect4", net="conv", iterations=keep[-1], games=10 if args.quick else None,
+                             steps=40 if args.quick else None, simulations=PART2["simulations"])
+    progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
+    nets, _, clock = snapshots_of("connect4", cfg, args, keep)
+    progress(f"further: measuring {len(keep)} convolutional networks")
+    jobs = {}
+    for it in keep:
+        jobs.update(strength_jobs(nets[it], cfg["simulations"], args, tag=f"{it}:"))
+    r = run_jobs(jobs, args.workers)
+    conv = {it: dict(strengths(r, f"{it}:"), seconds=round(clock[it])) for it in keep}
+    mlp = {it: dict(search_v_tactical=PART2["scores"][it]["search_v_tactical"],
+                    search_v_uct=PART2["scores"][it]["search_v_uct"], search_truth=PART2["truth"][it],
+                    seconds=round(PART2["clock"][it])) for it in keep}
+    columns = ("search_v_tactical", "search_v_uct", "search_truth", "seconds")
+    uct = PART2["uct_sims"]
+    table(f"Going further: a convolutional network (two 3x3 convolutions, 32 channels) against the lab's MLP, both at "
+          f"Part 2's settings\n  search with {cfg['simulations']} simulations: score against the tactical player and "
+          f"UCT-{uct}, truth fraction, and cumulative training seconds",
+          ["iteration", "mlp v tactical", "conv", f"mlp v UCT-{uct}", "conv", "mlp truth", "conv", "mlp seconds",
+           "conv"], [[it] + [x for k in columns for x in (mlp[it][k], conv[it][k])] for it in keep])
+    # at equal seconds: each conv snapshot beside the MLP snapshot whose training time is nearest
+    nearest = {it: min(keep, key=lambda m: abs(mlp[m]["seconds"] - conv[it]["seconds"])) for it in keep}
+    by_games = sum(conv[it]["search_truth"] > mlp[it]["search_truth"] for it in keep)
+    by_seconds = sum(conv[it]["search_truth"] > mlp[nearest[it]]["search_truth"] for it in keep)
+    pairs = ", ".join(f"conv {it} ({conv[it]['seconds']:.0f} s) ~ mlp {nearest[it]} ({mlp[nearest[it]]['seconds']:.0f} s)"
+                      for it in keep)
+    verdict = lambda k: "the convolutional network" if k > len(keep) / 2 else "the MLP" if k < len(keep) / 2 else "neither"
+    print(f"  answer: at equal games (the same iteration) the convolutional network keeps the truth more often at "
+          f"{by_games} of {len(keep)} snapshots: {verdict(by_games)} is stronger;\n  at equal seconds ({pairs}) at "
+          f"{by_seconds} of {len(keep)}: {verdict(by_seconds)} is stronger per second on two cores")
+    return {"conv": conv, "mlp": mlp, "nearest": nearest, "stronger_by_games": verdict(by_games),
+            "stronger_by_seconds": verdict(by_seconds)}
+
+
+def further_gumbel(args):
+    """Part 3a's question in Connect Four: trained with 4 and with 8 simulations a move, PUCT against Gumbel."""
+    budgets = (4, 8)
+    runs = [(a, sims) for sims in budgets for a in ("alphazero", "gumbel")]
+    cfgs = {(a, sims): ALGORITHMS[a].settings("connect4", simulations=sims, iterations=2 if args.quick else 30,
+                                              games=10 if args.quick else None, steps=40 if args.quick else None)
+            for a, sims in runs}
+    iterations = cfgs[runs[0]]["iterations"]
+    progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, {iterations} "
+             f"iterations each, the four side by side")
+    nets, _ = zip(*parallel(train_one, [(a, "connect4", cfgs[a, sims], args.seed) for a, sims in runs]))
+    progress("further: measuring the four networks")
+    jobs = {}
+    for (a, sims), net in zip(runs, nets):
+        jobs.update(strength_jobs(net, sims, args, f"{a}:{sims}:", algorithm=a))
+    r = run_jobs(jobs, args.workers)
+    ours = {f"{NAMES[a]} {sims}": strengths(r, f"{a}:{sims}:") for a, sims in runs}
+    columns = ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_v_uct", "search_truth")
+    uct = PART2["uct_sims"]
+    table(f"Going further: training Connect Four with few simulations, PUCT against Gumbel search ({iterations} "
+          f"iterations of Part 2's settings)\n  the raw policy and search at the training budget: score against the "
+          f"tactical player and UCT-{uct}, truth fraction",
+          ["", "policy v tactical", "policy truth", "search v tactical", f"search v UCT-{uct}", "search truth"],
+          [[label] + [row[k] for k in columns] for label, row in ours.items()])
+    n_tactical = PART2["sizes"][0]
+    better = {sims: [k for k in ("policy_v_tactical", "policy_truth") if ours[f"gumbel {sims}"][k] > ours[f"puct {sims}"][k]]
+              for sims in budgets}
+    gaps = {sims: ours[f"gumbel {sims}"]["policy_v_tactical"] - ours[f"puct {sims}"]["policy_v_tactical"] for sims in budgets}
+    se = math.sqrt(2 * 0.25 / n_tactical)  # the largest standard error of a difference of two scores
+    print("  answer: " + "; ".join(f"with {sims} simulations Gumbel's raw policy is ahead on {len(better[sims])} of 2 "
+                                   f"measures (against the tactical player by {gaps[sims]:+.2f}, two standard errors "
+                                   f"{2 * se:.2f})" for sims in budgets)
+          + f":\n  Part 3a's advantage {'survives' if all(len(b) == 2 for b in better.values()) else 'does not clearly survive'} "
+            f"in Connect Four")
+    return {"ours": ours, "iterations": iterations, "gumbel_ahead": better}
+
+
 def part_further(args):
-    start = time.time()
-    progress("further: the exact Connect Four solver against a public perfect solver")
-    r = {"solver": further_solver(args)}
-    r["solver"]["seconds"] = round(time.time() - start, 1)
-    print(f"  ({r['solver']['seconds']:.0f} s)")
-    start = time.time()
-    r["truth"] = further_truth(args)
-    r["truth"]["seconds"] = round(time.time() - start, 1)
-    print(f"  ({r['truth']['seconds']:.0f} s)")
+    r, steps = {}, [("solver", "the exact Connect Four solver against a public perfect solver", further_solver),
+                    ("truth", "measuring Part 2's networks against the truth", further_truth),
+                    ("conv", "a convolutional network against the MLP", further_conv),
+                    ("gumbel", "PUCT against Gumbel when training with 4 and 8 simulations", further_gumbel)]
+    for i, (key, title, fn) in enumerate(steps):
+        start = time.time()
+        progress(f"further, question {i + 1} of {len(steps)}: {title}")
+        r[key] = fn(args)
+        r[key]["seconds"] = round(time.time() - start, 1)
+        print(f"  ({r[key]['seconds']:.0f} s)")
     r["checks"] = r["solver"].pop("checks")
     return r
 

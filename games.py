@@ -285,7 +285,7 @@ TTT_LINES = [0b111 << (3 * r) for r in range(3)] + [0b1001001 << c for c in rang
 
 class TicTacToe:
     """Cells 0..8, cell = 3*row + col with row 0 at the top. X moves first."""
-    n_actions, encoding_size = 9, 18
+    n_actions, encoding_size, board_shape = 9, 18, (3, 3)  # encode(): 2 planes of board_shape, flattened
     WINS = [any(b & line == line for line in TTT_LINES) for b in range(512)]  # for each set of stones: a line?
 
     def __init__(self):
@@ -342,7 +342,7 @@ class TicTacToe:
 class ConnectFour:
     """6 rows x 7 columns; action = column 0..6 from the left. Bit 7*col + row, row 0 at the bottom; bit 6 of each
     column stays empty so that a four is found with shifts of 1 (vertical), 7 (horizontal), 6 and 8 (diagonals)."""
-    n_actions, encoding_size, ROWS, COLS = 7, 84, 6, 7
+    n_actions, encoding_size, board_shape = 7, 84, (6, 7)  # encode(): 2 planes of board_shape, flattened
     FULL = sum(((1 << 6) - 1) << (7 * c) for c in range(7))
 
     def __init__(self):
