@@ -27,7 +27,8 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
-COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25, net="mlp")
+COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25, net="mlp",
+              reuse_tree=False)
 
 
 class Node:
@@ -240,7 +241,7 @@ def play_games(job):
     game, net, n_games, cfg, seed = job
     rng = np.random.default_rng(seed)
     return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], rng, cfg["c_puct"], cfg["alpha"],
-                     cfg["noise"], cfg.get("reuse_tree", False))
+                     cfg["noise"], cfg["reuse_tree"])
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -266,24 +267,26 @@ def settings(game, **overrides):
     return cfg
 
 
-def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None):
+def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None, resume=False):
     """The self-play loop: play an iteration's games with the current network, train on the last `window`
     iterations, save, repeat. Games run in `workers` processes, each playing its share side by side.
-    `spent`, a dict, receives the seconds spent in self-play and in training."""
+    `spent`, a dict, receives the seconds spent in self-play and in training. resume: go on from the checkpoint at
+    `out` (its network, Adam's state and iteration count; the replay window starts empty)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     workers = workers or os.cpu_count()
     net = Net(game, cfg["hidden"], cfg["net"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
                                  fused=True)  # one kernel updates every parameter, not a loop of small ones
+    done = resume_from(out, game, cfg, net, optimizer) if resume else 0
     replay, start = [], time.time()
     spent = {} if spent is None else spent
     spent.update({"self-play": 0.0, "training": 0.0})
-    if on_iteration:
+    if on_iteration and not done:
         on_iteration(0, net)
     pool = multiprocessing.Pool(workers) if workers > 1 else None
     try:
-        for it in range(1, cfg["iterations"] + 1):
+        for it in range(done + 1, cfg["iterations"] + 1):
             t0 = time.time()
             share = [cfg["games"] // workers + (k < cfg["games"] % workers) for k in range(workers)]
             jobs = [(game, NumpyNet(net), share[k], cfg, (seed, it, k)) for k in range(workers) if share[k]]
@@ -301,11 +304,11 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
             t2 = time.time()
             spent["self-play"], spent["training"] = spent["self-play"] + t1 - t0, spent["training"] + t2 - t1
             if out:
-                save(net, out)
+                save(net, out, optimizer, it, cfg)
             log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - start:5.0f} s, "
-                f"about {(t2 - start) / it * (cfg['iterations'] - it):.0f} s left")
+                f"about {(t2 - start) / (it - done) * (cfg['iterations'] - it):.0f} s left")
             if on_iteration:
                 on_iteration(it, net)
     finally:
@@ -317,27 +320,57 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     return net
 
 
-def save(net, path):
-    """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint."""
+def save(net, path, optimizer=None, iterations_done=None, cfg=None):
+    """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint.
+    Training also saves what --resume needs: Adam's state, the iterations done and the settings."""
     tmp = f"{path}.tmp"
-    torch.save({"game": net.game, "hidden": net.hidden, "net": net.kind, "state_dict": net.state_dict()}, tmp)
+    ckpt = {"game": net.game, "hidden": net.hidden, "net": net.kind, "state_dict": net.state_dict()}
+    if optimizer:
+        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
+    torch.save(ckpt, tmp)
     os.replace(tmp, path)
 
 
-def load(path, game=None):
-    """A saved Net; ValueError with one clear line for a missing, corrupt or wrong-game file. weights_only=True
-    never unpickles arbitrary objects."""
+def read_checkpoint(path):
+    """The saved dict; ValueError with one clear line for a missing or corrupt file. weights_only=True never
+    unpickles arbitrary objects."""
     try:
-        ckpt = torch.load(path, weights_only=True)
-        net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # checkpoints before --net were all mlp
-        net.load_state_dict(ckpt["state_dict"])
+        return torch.load(path, weights_only=True)
     except FileNotFoundError:
         raise ValueError(f"no checkpoint at {path}")
+    except Exception as e:
+        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
+
+
+def load(path, game=None):
+    """A saved Net (search takes it as it is; see evaluate); ValueError with one clear line for a missing, corrupt
+    or wrong-game file."""
+    ckpt = read_checkpoint(path)
+    try:
+        net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # checkpoints before --net were all mlp
+        net.load_state_dict(ckpt["state_dict"])
     except Exception as e:
         raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
     if game and net.game != game:
         raise ValueError(f"{path} holds a {net.game} network, not {game}")
     return net
+
+
+def resume_from(path, game, cfg, net, optimizer):
+    """Load a training checkpoint's network and Adam state into net and optimizer; return its iterations done.
+    Every setting but the number of iterations must be the one it was trained with."""
+    ckpt = read_checkpoint(path)
+    if "optimizer" not in ckpt:
+        raise ValueError(f"{path} holds no training state to resume (saved before --resume existed)")
+    then, now = dict(ckpt["settings"], game=ckpt["game"]), dict(cfg, game=game)
+    changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in now.items() if k != "iterations" and then.get(k) != v]
+    if changed:
+        raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
+    if ckpt["iterations_done"] >= cfg["iterations"]:
+        raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done already: ask for more with --iterations")
+    net.load_state_dict(ckpt["state_dict"])
+    optimizer.load_state_dict(ckpt["optimizer"])
+    return ckpt["iterations_done"]
 
 
 def bar(fraction, width=40):
@@ -348,7 +381,8 @@ def print_visits(state, root, top=6):
     total = sum(ch.n for ch in root.children)
     print(f"  {'move':>6} {'visits':>7} {'value':>9}")
     for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
-        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+        value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
 def play(net, n_simulations, human_first=True):
@@ -364,6 +398,14 @@ def play(net, n_simulations, human_first=True):
                 print(f"not a legal move: {text!r}")
                 continue
             state.play(legal[text])
+        elif n_simulations == 0:  # the raw network: its policy, no search
+            priors, value = evaluate(net, [state])[0]
+            print("the network's policy (no search):")
+            for move in sorted(priors, key=priors.get, reverse=True)[:6]:
+                print(f"  {state.move_name(move):>6} {priors[move]:7.2f}  {bar(priors[move])}")
+            move = max(priors, key=priors.get)
+            print(f"the agent plays {state.move_name(move)} (the network's value for itself: {value:+.2f})")
+            state.play(move)
         else:
             root = search([state], net, n_simulations)[0]
             move = best_move(root)
@@ -383,23 +425,45 @@ def positive_int(text):
     return int(text)
 
 
+def whole_number(text):
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 0, not {text!r}")
+    return int(text)
+
+
+def number_in(lo, hi=math.inf, lo_open=False):
+    """An argparse type: a finite number from lo (excluded when lo_open) to hi."""
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan  # fails the check below
+        if not (math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi):
+            bounds = f"in [{lo}, {hi}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo}"
+            raise argparse.ArgumentTypeError(f"must be a number {bounds}, not {text!r}")
+        return x
+    return parse
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(GAMES), default="connect4", help="which game (default connect4)")
     parser.add_argument("--iterations", type=positive_int, help="self-play iterations (tictactoe 40, connect4 60)")
     parser.add_argument("--games", type=positive_int, help="self-play games per iteration (100)")
-    parser.add_argument("--simulations", type=positive_int, help="simulations per move (tictactoe 100, connect4 50)")
+    parser.add_argument("--simulations", type=whole_number,
+                        help="simulations per move (tictactoe 100, connect4 50); --play takes 0: the raw policy")
     parser.add_argument("--hidden", type=positive_int, help="units in each of the two hidden layers (128, 256)")
-    parser.add_argument("--temp-moves", type=int, help="moves sampled by visit counts at the start of a game (4, 8)")
+    parser.add_argument("--temp-moves", type=whole_number, help="moves sampled by visit counts at the start of a game (4, 8)")
     parser.add_argument("--steps", type=positive_int, help="Adam steps per iteration (200, 400)")
     parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
     parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")
-    parser.add_argument("--lr", type=float, help="Adam step size (1e-3)")
-    parser.add_argument("--weight-decay", type=float, help="Adam weight decay (1e-4)")
-    parser.add_argument("--c-puct", type=float, help="PUCT exploration constant (1.25)")
-    parser.add_argument("--alpha", type=float, help="Dirichlet noise concentration (1.0)")
-    parser.add_argument("--noise", type=float, help="weight of the Dirichlet noise at the root in self-play (0.25)")
+    parser.add_argument("--lr", type=number_in(0, lo_open=True), help="Adam step size, > 0 (1e-3)")
+    parser.add_argument("--weight-decay", type=number_in(0), help="Adam weight decay, >= 0 (1e-4)")
+    parser.add_argument("--c-puct", type=number_in(0), help="PUCT exploration constant, >= 0 (1.25)")
+    parser.add_argument("--alpha", type=number_in(0, lo_open=True), help="Dirichlet noise concentration, > 0 (1.0)")
+    parser.add_argument("--noise", type=number_in(0, 1),
+                        help="weight of the Dirichlet noise at the root in self-play, in [0, 1] (0.25)")
     parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
     parser.add_argument("--net", choices=["mlp", "conv"], help="mlp: the lab's network (default); conv: two 3x3 "
                         "convolutions with 32 channels before it")
@@ -408,12 +472,15 @@ if __name__ == "__main__":
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
                         help=f"self-play processes (default all cores: {os.cpu_count()})")
     parser.add_argument("--out", help="checkpoint path, saved every iteration (default GAME.pt)")
+    parser.add_argument("--resume", action="store_true", help="go on training the checkpoint at --out up to "
+                        "--iterations, with the same settings (the replay window starts empty: not restored)")
     parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
     parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME.pt)")
     parser.add_argument("--first", choices=["human", "agent"], default="human", help="who starts with --play")
     args = parser.parse_args()
-    cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)},
-                   reuse_tree=args.reuse_tree)
+    if args.simulations == 0 and not args.play:
+        parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
+    cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)})
     default = f"{args.game}.pt"
     path = args.out or default
     try:
@@ -421,7 +488,7 @@ if __name__ == "__main__":
             play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"],
                  args.first == "human")
         else:
-            train(args.game, cfg, seed=args.seed, workers=args.workers, out=path)
+            train(args.game, cfg, seed=args.seed, workers=args.workers, out=path, resume=args.resume)
             print(f"\ncheckpoint: {path}\nplay against it: python alphazero.py --game {args.game} --play"
                   + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:

@@ -722,7 +722,7 @@ def further_solver(args):
         print(f"\n  (no {args.c4_positions}: the solver's check against a public perfect solver is skipped)")
         return {"checks": []}
     lines = [line for line in open(args.c4_positions) if line.strip() and not line.startswith("#")]
-    lines, budget = (lines[::10], 20_000) if args.quick else (lines, 300_000)
+    lines, budget = (lines[::10], 20_000) if args.quick else (lines, 150_000)  # 14+ stones need at most ~110k
     k = 2 * args.workers
     found = [r for part in parallel(solve_listed, [(lines[i::k], budget) for i in range(k)]) for r in part]
     rows, bands = [], {}

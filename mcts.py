@@ -96,7 +96,8 @@ def print_visits(state, root, top=6):
     total = sum(ch.n for ch in root.children)
     print(f"  {'move':>6} {'visits':>7} {'win rate':>9}")
     for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
-        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+        value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
 def sparkline(values):
@@ -109,13 +110,28 @@ def positive_int(text):
     return int(text)
 
 
+def number_in(lo, hi=math.inf, lo_open=False):
+    """An argparse type: a finite number from lo (excluded when lo_open) to hi."""
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan  # fails the check below
+        if not (math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi):
+            bounds = f"in [{lo}, {hi}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo}"
+            raise argparse.ArgumentTypeError(f"must be a number {bounds}, not {text!r}")
+        return x
+    return parse
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
     parser.add_argument("--simulations", type=positive_int, default=5000, help="simulations (default 5000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")
-    parser.add_argument("--c", type=float, default=None, help="UCT exploration constant (default 0.7 in chess, else 1.0)")
+    parser.add_argument("--c", type=number_in(0), default=None,
+                        help="UCT exploration constant, >= 0 (default 0.7 in chess, else 1.0)")
     parser.add_argument("--flat", type=positive_int, default=400,
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
@@ -130,10 +146,15 @@ if __name__ == "__main__":
     print_visits(state, root)
     print(f"best move: {state.move_name(best_move(root))}")
     if args.game == "go":
-        share = record["share"]
-        print(f"\nB1's share of the visits, every 100 simulations: {sparkline(share.values())}")
-        print("  " + "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share))
-        print(f"B1 is the most visited move for good from simulation {record['lead_from']}")
+        share, b1 = record["share"], games.go_point("B1")
+        if share:
+            print(f"\nB1's share of the visits, every 100 simulations: {sparkline(share.values())}")
+            print("  " + "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share))
+        else:
+            print(f"\nB1's share of the visits: {sum(ch.n for ch in root.children if ch.move == b1) / args.simulations:.0%}")
+        lead = record["lead_from"]
+        print(f"B1 is the most visited move for good from simulation {lead}" if lead is not None else
+              f"B1 is not the most visited move at the end ({args.simulations} simulations)")
     if args.game == "chess":
         flat = flat_monte_carlo(state, rollout, args.flat, seed=args.seed)
         visits = {ch.move: ch.n for ch in root.children}

@@ -106,7 +106,8 @@ def print_visits(state, root, top=6):
     total = sum(ch.n for ch in root.children)
     print(f"  {'move':>6} {'visits':>7} {'win rate':>9}")
     for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
-        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {ch.w / max(ch.n, 1):9.2f}  {bar(ch.n / total)}")
+        value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
 def sparkline(values):
@@ -119,14 +120,29 @@ def positive_int(text):
     return int(text)
 
 
+def number_in(lo, hi=math.inf, lo_open=False):
+    """An argparse type: a finite number from lo (excluded when lo_open) to hi."""
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan  # fails the check below
+        if not (math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi):
+            bounds = f"in [{lo}, {hi}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo}"
+            raise argparse.ArgumentTypeError(f"must be a number {bounds}, not {text!r}")
+        return x
+    return parse
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--simulations", type=positive_int, default=1000, help="simulations per search (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the stand-in network's rollouts (default 0)")
     parser.add_argument("--seeds", type=positive_int, default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=float, default=1.5, help="PUCT exploration constant (default 1.5)")
-    parser.add_argument("--weight", type=float, default=0.5, help="prior mass moved onto B1 when leaning (default 0.5)")
+    parser.add_argument("--c-puct", type=number_in(0), default=1.5, help="PUCT exploration constant, >= 0 (default 1.5)")
+    parser.add_argument("--weight", type=number_in(0, 1), default=0.5,
+                        help="prior mass moved onto B1 when leaning, in [0, 1] (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")
     print(state)
@@ -141,6 +157,6 @@ if __name__ == "__main__":
             seconds = time.process_time() - start
             node = next(ch for ch in root.children if ch.move == b1)
             print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):8.2f} "
-                  f"{visit_policy(root)[b1]:7.2f} {str(record['lead_from']):>14} {seconds:6.1f}")
+                  f"{visit_policy(root)[b1]:7.2f} {'-' if record['lead_from'] is None else record['lead_from']:>14} {seconds:6.1f}")
             if args.seeds == 1:
                 print_visits(state, root)

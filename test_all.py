@@ -2,6 +2,7 @@
 
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs
 whose outcome is certain."""
+import os
 import random
 import subprocess
 import sys
@@ -288,6 +289,23 @@ def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("argv", [["mcts.py", "--c", "-1"], ["puct.py", "--c-puct", "-0.5"], ["puct.py", "--weight", "2"],
+                                  ["puct.py", "--weight", "-0.1"], ["alphazero.py", "--lr", "0"],
+                                  ["alphazero.py", "--weight-decay", "-1"], ["alphazero.py", "--c-puct", "-1"],
+                                  ["alphazero.py", "--alpha", "0"], ["alphazero.py", "--noise", "1.5"],
+                                  ["alphazero.py", "--temp-moves", "-1"], ["alphazero.py", "--simulations", "0"],
+                                  ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"]])
+def test_every_number_out_of_its_range_gets_one_line_and_status_1(argv):
+    out = run(*argv)
+    assert out.returncode == 1 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in out.stderr
+
+
+def test_a_short_go_search_prints_what_it_measured():
+    out = run("mcts.py", "--game", "go", "--simulations", "50")
+    assert out.returncode == 0 and "None" not in out.stdout and "B1's share of the visits: " in out.stdout
+
+
 def test_scripts_run_and_print_their_figures():
     out = run("mcts.py", "--game", "go", "--simulations", "500")
     assert out.returncode == 0 and "B1 is the most visited move for good from simulation" in out.stdout
@@ -301,6 +319,7 @@ def test_scripts_run_and_print_their_figures():
 # alphazero.py
 
 import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 import alphazero  # noqa: E402
 import evaluate  # noqa: E402
@@ -496,6 +515,26 @@ def test_checkpoint_round_trip_and_bad_files(tmp_path):
         assert out.returncode != 0 and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
+def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
+    path = str(tmp_path / "c.pt")
+    cfg = alphazero.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
+    alphazero.train("tictactoe", cfg, seed=0, workers=1, out=path, log=lambda line: None)
+    net = alphazero.load(path, "tictactoe")
+    assert net.kind == "conv" and alphazero.NumpyNet(net).convs
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
+              stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
+    assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
+    assert run("alphazero.py", "--net", "cnn").stderr.strip() == \
+        "alphazero.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
+
+
+def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
+    net, path = alphazero.Net("connect4", 16), str(tmp_path / "old.pt")
+    torch.save({"game": "connect4", "hidden": 16, "state_dict": net.state_dict()}, path)  # no "net" entry
+    back = alphazero.load(path)
+    assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+
+
 def test_a_scripted_play_game_ends_with_a_result(tmp_path):
     path = str(tmp_path / "t.pt")
     out = run("alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "5",
@@ -506,12 +545,46 @@ def test_a_scripted_play_game_ends_with_a_result(tmp_path):
               stdin=moves)
     assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout
     assert any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0",
+              "--first", "agent", stdin=moves)  # the raw policy: its probabilities, no search
+    assert out.returncode == 0 and "the network's policy (no search):" in out.stdout
+    assert any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
+    lines = out.stdout.splitlines()
+    first = lines.index("the network's policy (no search):")
+    probabilities = [float(line.split()[1]) for line in lines[first + 1:first + 7]]  # the top six, most likely first
+    assert probabilities == sorted(probabilities, reverse=True) and 0.5 < sum(probabilities) <= 1.001
+
+
+@pytest.mark.parametrize("module", ["alphazero", "gumbel"])
+def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
+    path = str(tmp_path / "connect4.pt")
+    trainer = alphazero if module == "alphazero" else gumbel
+    trainer.save(trainer.Net("connect4", 16), path)
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
+    block = next(b for b in readme.split("```") if 'alphazero.load("connect4.pt")' in b).removeprefix("python\n")
+    lines = block.replace("alphazero", module).replace("connect4.pt", path)
+    scope = {}
+    exec(lines, scope)  # exactly as the README shows them
+    assert scope["move"] in range(7)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # gumbel.py
 
 import gumbel  # noqa: E402
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel])
+@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
+def test_conv_numpy_forward_equals_torch(module, game):
+    torch.manual_seed(1)
+    net = module.Net(game, 32, "conv")
+    x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
+    logits, value = net(torch.from_numpy(x))
+    numpy_logits, numpy_value = module.NumpyNet(net)(x)
+    assert np.abs(logits.detach().numpy() - numpy_logits).max() < 1e-5
+    assert np.abs(value.detach().numpy() - numpy_value).max() < 1e-5
+    assert sum(p.numel() for p in net.conv.parameters()) == (2 * 9 + 1) * 32 + (32 * 9 + 1) * 32  # two 3x3, 32 channels
 
 
 @pytest.mark.parametrize("m, n, schedule", [
@@ -630,3 +703,79 @@ def test_choose_move_raw_policy_and_search():
         s.play(m)
     uniform = constant_net(9, 0.0)
     assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Your own game, defined here only and registered the way the README says (games.py is not edited)
+
+class Nim:
+    """Take 1, 2 or 3 sticks from a heap of 10; whoever takes the last stick wins. Exact solution: leave a
+    multiple of 4 (so from 10 take 2; with 4 or 8 left every move loses)."""
+    n_actions, encoding_size = 3, 11  # action a takes a + 1 sticks; the heap's size one-hot
+
+    def __init__(self, sticks=10):
+        self.sticks, self.moves = sticks, 0
+
+    def copy(self):
+        s = Nim(self.sticks)
+        s.moves = self.moves
+        return s
+
+    def key(self):
+        return self.sticks, self.moves % 2
+
+    def first_to_move(self):
+        return self.moves % 2 == 0
+
+    def is_over(self):
+        return self.sticks == 0
+
+    def legal_moves(self):
+        return list(range(min(3, self.sticks)))
+
+    def play(self, move):
+        self.sticks, self.moves = self.sticks - (move + 1), self.moves + 1
+
+    def result(self):
+        return 1.0 if self.moves % 2 == 1 else 0.0  # the first player won if they made the last move
+
+    def encode(self):
+        return self.encode_many([self])[0]
+
+    @staticmethod
+    def encode_many(states):
+        return np.eye(11, dtype=np.float32)[[s.sticks for s in states]]
+
+    def move_name(self, move):
+        return str(move + 1)
+
+
+def test_your_own_game_runs_uct_and_alphazero_learns_it():
+    assert mcts.best_move(mcts.uct_search(Nim(), games.random_rollout, 3000, seed=0)) == 1  # take 2, leave 8
+    alphazero.GAMES["nim"] = Nim  # the registration the README documents
+    alphazero.SETTINGS["nim"] = dict(hidden=32, iterations=6, games=40, simulations=30, temp_moves=2, steps=100,
+                                     mirror=False)
+    try:
+        nets = {}
+        alphazero.train("nim", alphazero.settings("nim"), seed=0, workers=1, log=lambda line: None,
+                        on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}))
+        winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
+        correct = {it: sum(alphazero.choose_move(s, nets[it], 0) == s.sticks % 4 - 1 for s in winning) for it in nets}
+        assert correct[6] == len(winning) > correct[0]  # the raw policy finds every winning move it missed before
+    finally:
+        del alphazero.GAMES["nim"], alphazero.SETTINGS["nim"]
+
+
+def test_resume_goes_on_from_the_iterations_done(tmp_path):
+    path, lines = str(tmp_path / "r.pt"), []
+    cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=path, log=lambda line: None)
+    alphazero.train("tictactoe", dict(cfg, iterations=4), workers=1, out=path, log=lines.append, resume=True)
+    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
+    assert torch.load(path, weights_only=True)["iterations_done"] == 4 and alphazero.load(path).kind == "mlp"
+    before = open(path, "rb").read()
+    out = run("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
+              "--iterations", "6", "--hidden", "64", "--resume", "--out", path)
+    assert out.returncode == 1 and out.stderr.strip() == \
+        f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
+    assert open(path, "rb").read() == before  # left as it was
