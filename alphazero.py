@@ -28,7 +28,7 @@ SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
 COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25, net="mlp",
-              reuse_tree=False)
+              reuse_tree=False, random_openings=0.0)
 
 
 class Node:
@@ -203,10 +203,13 @@ def choose_move(state, net, n_simulations, rng=None):
 
 
 def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, alpha=1.0, noise=0.25,
-              reuse_tree=False):
+              reuse_tree=False, random_openings=0.0):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
     player to move, its visit distribution, and the game's outcome for that player."""
     states = [GAMES[game]() for _ in range(n_games)]
+    for s in states:  # --random-openings: this fraction of the games starts from a uniformly random first move
+        if random_openings and rng.random() < random_openings:
+            s.play(rng.choice(s.legal_moves()))
     roots = [None] * n_games
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
@@ -241,7 +244,7 @@ def play_games(job):
     game, net, n_games, cfg, seed = job
     rng = np.random.default_rng(seed)
     return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], rng, cfg["c_puct"], cfg["alpha"],
-                     cfg["noise"], cfg["reuse_tree"])
+                     cfg["noise"], cfg["reuse_tree"], cfg["random_openings"])
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -468,6 +471,8 @@ if __name__ == "__main__":
     parser.add_argument("--net", choices=["mlp", "conv"], help="mlp: the lab's network (default); conv: two 3x3 "
                         "convolutions with 32 channels before it")
     parser.add_argument("--reuse-tree", action="store_true", help="keep the chosen move's subtree for the next move")
+    parser.add_argument("--random-openings", type=number_in(0, 1), help="fraction of self-play games whose first move "
+                        "is uniformly random, not searched (0): openings self-play would rarely try")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
                         help=f"self-play processes (default all cores: {os.cpu_count()})")

@@ -27,7 +27,7 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, steps=400, mirror=True)}
-COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, considered=16, net="mlp")
+COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, considered=16, net="mlp", random_openings=0.0)
 
 
 class Node:
@@ -261,10 +261,13 @@ def choose_move(state, net, n_simulations, rng=None):
     return best_move(search([state], net, n_simulations)[0])
 
 
-def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
+def self_play(game, net, n_games, n_simulations, rng, max_considered=16, random_openings=0.0):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
     player to move, the improved policy, and the game's outcome for that player."""
     states = [GAMES[game]() for _ in range(n_games)]
+    for s in states:  # --random-openings: this fraction of the games starts from a uniformly random first move
+        if random_openings and rng.random() < random_openings:
+            s.play(rng.choice(s.legal_moves()))
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
     while True:
@@ -292,7 +295,7 @@ def play_games(job):
     """One worker's share of an iteration's games, with its own random stream."""
     game, net, n_games, cfg, seed = job
     rng = np.random.default_rng(seed)
-    return self_play(game, net, n_games, cfg["simulations"], rng, cfg["considered"])
+    return self_play(game, net, n_games, cfg["simulations"], rng, cfg["considered"], cfg["random_openings"])
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -514,6 +517,8 @@ if __name__ == "__main__":
     parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
     parser.add_argument("--net", choices=["mlp", "conv"], help="mlp: the lab's network (default); conv: two 3x3 "
                         "convolutions with 32 channels before it")
+    parser.add_argument("--random-openings", type=number_in(0, 1), help="fraction of self-play games whose first move "
+                        "is uniformly random, not searched (0): openings self-play would rarely try")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
                         help=f"self-play processes (default all cores: {os.cpu_count()})")

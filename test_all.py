@@ -463,6 +463,16 @@ def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
         judged = evaluate.Judged(lambda states, rngs, moves=moves: moves)
         assert judged(states, [None] * len(states)) == moves
         assert (judged.kept, judged.judged, judged.skipped) == (kept, len(states), 0) and len(states) >= 20
+    lost = []  # every move keeps a lost position lost: judging them would flatter a weak player, so they are skipped
+    for line in CONNECT4_SOLVED.split("\n")[1:-1]:
+        moves, score = line.split()[:2]
+        if int(score) < 0 and len(moves) >= evaluate.TRUTH_MIN_STONES:
+            lost.append(games.ConnectFour())
+            for c in moves:
+                lost[-1].play(int(c) - 1)
+    judged = evaluate.Judged(lambda states, rngs: [s.legal_moves()[0] for s in states])
+    judged(lost, [None] * len(lost))
+    assert (judged.kept, judged.judged, judged.skipped) == (0, 0, len(lost)) and len(lost) >= 5
 
 
 def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
@@ -661,6 +671,9 @@ def test_evaluate_further_quick_checks_the_solver_and_measures_the_truth(tmp_pat
     bands = further["solver"]["bands"].values()
     assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
     assert all(0 <= row["search"]["fraction"] <= 1 for row in further["truth"]["ours"].values())
+    assert out.stdout.count("  answer: ") == 6 and "the lab's thing to notice" in out.stdout  # five questions
+    assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(further)
+    assert set(further["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
 
 
 def test_gumbel_cli_trains_and_plays(tmp_path):
@@ -779,3 +792,55 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     assert out.returncode == 1 and out.stderr.strip() == \
         f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
     assert open(path, "rb").read() == before  # left as it was
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Going further in tic-tac-toe: random openings, the losses split by opening, blind spots
+
+@pytest.mark.parametrize("module", [alphazero, gumbel])
+def test_random_openings_start_games_from_every_first_move(module):
+    rng = np.random.default_rng(0)
+    if module is alphazero:
+        x, _, _ = alphazero.self_play("tictactoe", constant_net(9, 0.0), 90, 2, 0, rng, random_openings=1.0)
+    else:
+        x, _, _ = gumbel.self_play("tictactoe", constant_net(9, 0.0), 90, 2, rng, random_openings=1.0)
+    stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
+    assert stones.min() == 1  # no game was searched from the empty board
+    firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
+    assert firsts == set(range(9))
+
+
+def test_losses_split_by_the_perfect_players_opening():
+    edge_reply = {}  # for each edge opening, a reply that loses against correct play
+    for edge in (1, 3, 5, 7):
+        s = evaluate.after(games.TicTacToe(), edge)
+        edge_reply[edge] = next(m for m in s.legal_moves() if m not in evaluate.optimal_moves(s))
+
+    def loses_to_edges(states, rngs):  # perfect, except a losing reply to an edge opening
+        return [edge_reply[int(s.x).bit_length() - 1] if s.o == 0 and s.x in (2, 8, 32, 128) else evaluate.optimal_moves(s)[0]
+                for s in states]
+    scores = evaluate.match_games(("tictactoe", loses_to_edges, evaluate.perfect_player, list(range(60)), 5, 0))
+    split = evaluate.losses_by_opening(scores, 5)
+    assert sum(split.values()) == scores.count(0.0) > 0 and split["edge"] == scores.count(0.0)
+    scores = evaluate.match_games(("tictactoe", evaluate.random_player, evaluate.perfect_player, list(range(60)), 5, 0))
+    split = evaluate.losses_by_opening(scores, 5)
+    assert sum(split.values()) == scores.count(0.0) and split["agent first"] > 0 and split["centre"] + split["corner"] > 0
+
+
+def perfect_net(x):
+    """A 'network' whose policy is the exact solution: logit 10 on every optimal move."""
+    logits = np.zeros((len(x), 9))
+    for i, row in enumerate(x):
+        mine, theirs = (sum(int(b) << k for k, b in enumerate(row[9 * p:9 * p + 9])) for p in (0, 1))
+        s = games.TicTacToe()
+        s.x, s.o = (mine, theirs) if mine.bit_count() == theirs.bit_count() else (theirs, mine)
+        logits[i, evaluate.optimal_moves(s)] = 10
+    return logits, np.zeros(len(x))
+
+
+def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network():
+    perfect = evaluate.policy_measures(perfect_net)
+    assert perfect == {"optimal": 1.0, "common_optimal": 1.0, "blind_spots": 0}
+    untrained = evaluate.policy_measures(alphazero.NumpyNet(alphazero.Net("tictactoe", 32)))
+    assert untrained["blind_spots"] > 100 and untrained["optimal"] < 0.9
+    assert len(evaluate.common_positions()) < 4520 and all(not s.is_over() for s in evaluate.common_positions())
