@@ -1063,7 +1063,9 @@ TITLES = {"blog": "the article: UCT, flat Monte Carlo, PUCT", "1": "AlphaZero on
 
 def summary(results, seconds):
     def shares(r, part):
-        split = r.get("time_split", {"measuring": seconds[part]})
+        if part == "further":
+            return ["", "", ""]  # not split: each question prints its own time
+        split = r.get("time_split", {"measuring": seconds[part]})  # the article and Part 3b only measure
         return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")]
     rows = [[part, TITLES[part], f"{seconds[part]:.0f} s", *shares(r, part), f"{sum(r['checks'])} of {len(r['checks'])}"]
             for part, r in results.items()]
