@@ -165,7 +165,7 @@ def evaluate(net, states, cache=None):
     """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
     moves are masked out of the softmax. A finished game gets no priors and its exact value. `cache` ({position's
     key: result}, for this network) answers the positions met before at no cost: in self-play, three in four."""
-    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) works too: copied per call
+    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) works: copied per call
     cache, keys = {} if cache is None else cache, [s.key() for s in states]
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # met for the first time (once if twice)
     moves = [s.legal_moves() for s in new.values()]  # none once the game is over
@@ -370,7 +370,7 @@ def resume_from(path, game, cfg, net, optimizer):
     if changed:
         raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
     if ckpt["iterations_done"] >= cfg["iterations"]:
-        raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done already: ask for more with --iterations")
+        raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done already: ask for more iterations")
     net.load_state_dict(ckpt["state_dict"])
     optimizer.load_state_dict(ckpt["optimizer"])
     return ckpt["iterations_done"]
@@ -457,7 +457,8 @@ if __name__ == "__main__":
     parser.add_argument("--simulations", type=whole_number,
                         help="simulations per move (tictactoe 100, connect4 50); --play takes 0: the raw policy")
     parser.add_argument("--hidden", type=positive_int, help="units in each of the two hidden layers (128, 256)")
-    parser.add_argument("--temp-moves", type=whole_number, help="moves sampled by visit counts at the start of a game (4, 8)")
+    parser.add_argument("--temp-moves", type=whole_number,
+                        help="moves sampled by visit counts at the start of a game (4, 8)")
     parser.add_argument("--steps", type=positive_int, help="Adam steps per iteration (200, 400)")
     parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
     parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")

@@ -1105,8 +1105,8 @@ def measure_checkpoint(args):
         r = run_jobs(jobs, args.workers)
         ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
     table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "ours"],
-          [[k, f"{v['fraction']:.3f} of {v['judged']} moves judged (with {TRUTH_MIN_STONES}+ stones) kept the exact "
-               f"outcome; {v['skipped']} not judged" if isinstance(v, dict) else v] for k, v in ours.items()])
+          [[k, f"{v['fraction']:.3f} of {v['judged']} moves judged (won or drawn, {TRUTH_MIN_STONES}+ stones) kept "
+               f"the exact outcome; {v['skipped']} not judged" if isinstance(v, dict) else v] for k, v in ours.items()])
     return ours
 
 

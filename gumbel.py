@@ -224,7 +224,7 @@ def evaluate(net, states, cache=None):
     """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
     moves are masked out of the softmax. A finished game gets no priors and its exact value. `cache` ({position's
     key: result}, for this network) answers the positions met before at no cost: in self-play, three in four."""
-    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) works too: copied per call
+    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) works: copied per call
     cache, keys = {} if cache is None else cache, [s.key() for s in states]
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # met for the first time (once if twice)
     moves = [s.legal_moves() for s in new.values()]  # none once the game is over
@@ -421,7 +421,7 @@ def resume_from(path, game, cfg, net, optimizer):
     if changed:
         raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
     if ckpt["iterations_done"] >= cfg["iterations"]:
-        raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done already: ask for more with --iterations")
+        raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done already: ask for more iterations")
     net.load_state_dict(ckpt["state_dict"])
     optimizer.load_state_dict(ckpt["optimizer"])
     return ckpt["iterations_done"]

@@ -151,7 +151,8 @@ if __name__ == "__main__":
             print(f"\nB1's share of the visits, every 100 simulations: {sparkline(share.values())}")
             print("  " + "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share))
         else:
-            print(f"\nB1's share of the visits: {sum(ch.n for ch in root.children if ch.move == b1) / args.simulations:.0%}")
+            b1_visits = sum(ch.n for ch in root.children if ch.move == b1)
+            print(f"\nB1's share of the visits: {b1_visits / args.simulations:.0%}")
         lead = record["lead_from"]
         print(f"B1 is the most visited move for good from simulation {lead}" if lead is not None else
               f"B1 is not the most visited move at the end ({args.simulations} simulations)")

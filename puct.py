@@ -140,7 +140,8 @@ if __name__ == "__main__":
     parser.add_argument("--simulations", type=positive_int, default=1000, help="simulations per search (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the stand-in network's rollouts (default 0)")
     parser.add_argument("--seeds", type=positive_int, default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=number_in(0), default=1.5, help="PUCT exploration constant, >= 0 (default 1.5)")
+    parser.add_argument("--c-puct", type=number_in(0), default=1.5,
+                        help="PUCT exploration constant, >= 0 (default 1.5)")
     parser.add_argument("--weight", type=number_in(0, 1), default=0.5,
                         help="prior mass moved onto B1 when leaning, in [0, 1] (default 0.5)")
     args = parser.parse_args()
@@ -157,6 +158,7 @@ if __name__ == "__main__":
             seconds = time.process_time() - start
             node = next(ch for ch in root.children if ch.move == b1)
             print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):8.2f} "
-                  f"{visit_policy(root)[b1]:7.2f} {'-' if record['lead_from'] is None else record['lead_from']:>14} {seconds:6.1f}")
+                  f"{visit_policy(root)[b1]:7.2f} {'-' if record['lead_from'] is None else record['lead_from']:>14} "
+                  f"{seconds:6.1f}")
             if args.seeds == 1:
                 print_visits(state, root)

@@ -838,3 +838,11 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
     untrained = evaluate.policy_measures(alphazero.NumpyNet(alphazero.Net("tictactoe", 32)))
     assert untrained["blind_spots"] > 100 and untrained["optimal"] < 0.9
     assert len(evaluate.common_positions()) < 4520 and all(not s.is_over() for s in evaluate.common_positions())
+
+
+def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(capsys):
+    root = alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 3)[0]  # 3 simulations: 6 moves unvisited
+    alphazero.print_visits(games.TicTacToe(), root, top=9)
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert sum(row.split()[1] == "0" and row.split()[2] == "-" for row in rows) == 6
+    assert all(row.split()[2] != "-" for row in rows if row.split()[1] != "0")
