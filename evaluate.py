@@ -1032,7 +1032,7 @@ def part_further(args):
 
 START = time.time()
 EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1),
-            "further": (2100, 30)}  # seconds (full, --quick)
+            "further": (2220, 30)}  # seconds (full, --quick)
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False}  # measured on the README's 2-core machine
 
 
