@@ -202,7 +202,7 @@ class NumpyNet:
     """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
 
     def __init__(self, net):
-        self.game, self.kind = net.game, net.kind
+        self.game = net.game
         self.convs = [(layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy())
                       for layer in net.conv.children() if isinstance(layer, torch.nn.Conv2d)]
         w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
