@@ -351,16 +351,22 @@ def truth_games(task):
     return [(judged.kept, judged.judged, judged.skipped)]
 
 
-@functools.lru_cache(maxsize=1)
-def tictactoe_positions():
-    """The 4,520 tic-tac-toe positions with a move to make, in a fixed order."""
+def reached(moves_of):
+    """The tic-tac-toe positions with a move to make that arise from the empty board when each side plays only
+    moves_of(state), by key."""
     found, stack = {}, [games.TicTacToe()]
     while stack:
         s = stack.pop()
-        if (s.x, s.o) not in found:
-            found[(s.x, s.o)] = s
-            stack.extend(after(s, m) for m in s.legal_moves())
-    return [s for key, s in sorted(found.items()) if not s.is_over()]
+        if s.key() not in found:
+            found[s.key()] = s
+            stack.extend(after(s, m) for m in moves_of(s))
+    return {key: s for key, s in found.items() if not s.is_over()}
+
+
+@functools.lru_cache(maxsize=1)
+def tictactoe_positions():
+    """The 4,520 tic-tac-toe positions with a move to make, in a fixed order."""
+    return [s for key, s in sorted(reached(games.TicTacToe.legal_moves).items())]
 
 
 # A player takes a batch of states (one per game running side by side) and their random generators, and returns
@@ -630,13 +636,13 @@ FINAL_CONNECT4 = []  # Part 2's final network, for Part 3b
 
 def train_one(job):
     """One whole training in one worker process (used where several small trainings run side by side): numpy copies
-    of the network at the iterations in `keep` (default: the last), and the seconds spent."""
-    algorithm, game, cfg, seed, *keep = job
-    keep, nets, spent = keep[0] if keep else (cfg["iterations"],), {}, {}
+    of the network at the iterations in `keep`, and the seconds spent."""
+    algorithm, game, cfg, seed, keep = job
+    nets, spent = {}, {}
     ALGORITHMS[algorithm].train(game, cfg, seed=seed, workers=1, log=lambda line: None, spent=spent,
                                 on_iteration=lambda it, net: nets.update({it: ALGORITHMS[algorithm].NumpyNet(net)})
                                 if it in keep else None)
-    return (nets if len(keep) > 1 else nets[keep[0]]), spent
+    return nets, spent
 
 
 def part_3a(args):
@@ -650,7 +656,9 @@ def part_3a(args):
              f"{cfgs['gumbel']['iterations']} iterations each, the six side by side")
     t0 = time.time()
     # With 2 simulations self-play is cheap and the Adam steps are most of the time: one training per process.
-    nets, spents = zip(*parallel(train_one, [(a, "tictactoe", cfgs[a], seed) for a, seed in runs]))
+    last = cfgs["gumbel"]["iterations"]
+    snapshots, spents = zip(*parallel(train_one, [(a, "tictactoe", cfgs[a], seed, (last,)) for a, seed in runs]))
+    nets = [s[last] for s in snapshots]
     t1 = time.time()
     progress(f"part 3a: measuring the six networks on {n_positions:,} positions and {n_games} games each")
     jobs = {}
@@ -863,7 +871,9 @@ def further_gumbel(args):
     iterations = cfgs[runs[0]]["iterations"]
     progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, {iterations} "
              f"iterations each, the four side by side")
-    nets, _ = zip(*parallel(train_one, [(a, "connect4", cfgs[a, sims], args.seed) for a, sims in runs]))
+    snapshots, _ = zip(*parallel(train_one, [(a, "connect4", cfgs[a, sims], args.seed, (iterations,))
+                                             for a, sims in runs]))
+    nets = [s[iterations] for s in snapshots]
     progress("further: measuring the four networks")
     jobs = {}
     for (a, sims), net in zip(runs, nets):
@@ -905,15 +915,10 @@ def losses_by_opening(scores, seed):
     return split
 
 
+@functools.lru_cache(maxsize=1)
 def common_positions():
     """The positions that arise when both sides play only optimal moves, from the empty board."""
-    found, stack = {}, [games.TicTacToe()]
-    while stack:
-        s = stack.pop()
-        if not s.is_over() and s.key() not in found:
-            found[s.key()] = s
-            stack.extend(after(s, m) for m in optimal_moves(s))
-    return list(found.values())
+    return list(reached(optimal_moves).values())
 
 
 def policy_measures(net):
