@@ -27,8 +27,8 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
-COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25, net="mlp",
-              reuse_tree=False, random_openings=0.0)
+COMMON = dict(window=20, batch=256, lr=1e-3, lr_final=None, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25,
+              net="mlp", reuse_tree=False, random_openings=0.0)
 
 
 class Node:
@@ -263,6 +263,14 @@ def fit(net, optimizer, data, steps, batch, rng):
     return np.mean(losses, axis=0)
 
 
+def step_size(cfg, it):
+    """Adam's step size at iteration `it`: lr throughout, or with --lr-final falling geometrically to lr_final at the
+    last iteration (big steps while the data changes fast, small ones to settle at the end)."""
+    if cfg["lr_final"] is None or cfg["iterations"] == 1:
+        return cfg["lr"]
+    return cfg["lr"] * (cfg["lr_final"] / cfg["lr"]) ** ((it - 1) / (cfg["iterations"] - 1))
+
+
 def settings(game, **overrides):
     """The lab's settings for `game`, with any of them overridden (None means keep the default)."""
     cfg = dict(SETTINGS[game], **COMMON)
@@ -301,6 +309,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]
             t1 = time.time()
+            for group in optimizer.param_groups:
+                group["lr"] = step_size(cfg, it)
             torch.set_num_threads(workers)  # the self-play processes are idle now: training gets every core
             value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
             torch.set_num_threads(1)
@@ -463,6 +473,8 @@ if __name__ == "__main__":
     parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
     parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")
     parser.add_argument("--lr", type=number_in(0, lo_open=True), help="Adam step size, > 0 (1e-3)")
+    parser.add_argument("--lr-final", type=number_in(0, lo_open=True),
+                        help="Adam step size at the last iteration, > 0, reached by a geometric fall from --lr (none)")
     parser.add_argument("--weight-decay", type=number_in(0), help="Adam weight decay, >= 0 (1e-4)")
     parser.add_argument("--c-puct", type=number_in(0), help="PUCT exploration constant, >= 0 (1.25)")
     parser.add_argument("--alpha", type=number_in(0, lo_open=True), help="Dirichlet noise concentration, > 0 (1.0)")

@@ -314,6 +314,7 @@ def connect4_move_values(state, bounds=None):
 
 
 TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 30_000  # judge positions with 8+ stones, within 30,000 solver nodes (~0.5 s)
+DEEP_BUDGET = 150_000  # enough for every position with 14+ stones that we met (~2 s at most)
 
 
 class Judged:
@@ -435,7 +436,11 @@ class UCTPlayer:
 def match_games(task):
     """Games `indices` of a match, side by side. Game i starts from opening i // 2 (`opening` random moves) with
     the agent first when i is even; returns the agent's score in each (win 1, draw 1/2, loss 0)."""
-    game, agent, opponent, indices, seed, opening = task
+    return play_match(*task)[0]
+
+
+def play_match(game, agent, opponent, indices, seed, opening):
+    """match_games' games: the agent's scores, and the finished games."""
     states, rngs = [], []
     for i in indices:
         s, orng = alphazero.GAMES[game](), np.random.default_rng([seed, i // 2])
@@ -450,7 +455,46 @@ def match_games(task):
             if turn:
                 for j, move in zip(turn, player([states[j] for j in turn], [rngs[j] for j in turn])):
                     states[j].play(move)
-    return [s.result() if first else 1 - s.result() for s, first in zip(states, agent_first)]
+    return [s.result() if first else 1 - s.result() for s, first in zip(states, agent_first)], states
+
+
+class PerfectConnect4:
+    """The perfect Connect Four player: uniformly among the moves of the best exact value. Pure Python cannot solve
+    the first moves of a game (an opening book or compiled code would), so below TRUTH_MIN_STONES stones, or when
+    the solver's budget runs out, `stand_in` moves instead; stood_in: {game's state id: the most stones it saw}."""
+
+    def __init__(self, stand_in, budget=DEEP_BUDGET):
+        self.stand_in, self.budget, self.bounds, self.best, self.stood_in = stand_in, budget, Bounds(), {}, {}
+
+    def best_moves(self, s):
+        if s.key() not in self.best:  # None: too hard
+            self.best[s.key()] = None
+            if s.moves >= TRUTH_MIN_STONES:
+                try:
+                    self.bounds.left = self.budget
+                    values = connect4_move_values(s, self.bounds)
+                    self.best[s.key()] = [m for m, v in values.items() if v == max(values.values())]
+                except TooHard:
+                    pass
+        return self.best[s.key()]
+
+    def __call__(self, states, rngs):
+        best = [self.best_moves(s) for s in states]
+        hard = [j for j, moves in enumerate(best) if moves is None]
+        stood_in = dict(zip(hard, self.stand_in([states[j] for j in hard], [rngs[j] for j in hard]) if hard else []))
+        for j in hard:
+            self.stood_in[id(states[j])] = states[j].moves
+        return [stood_in[j] if moves is None else moves[rngs[j].integers(len(moves))] for j, moves in enumerate(best)]
+
+
+def perfect_games(task):
+    """Connect Four games of `agent` against PerfectConnect4 from the empty board (the agent first in even games):
+    [(the agent's score, the moves it made, the most stones on the board when the stand-in moved)]."""
+    game, agent, stand_in, indices, seed, budget = task
+    perfect = PerfectConnect4(stand_in, budget)
+    scores, states = play_match(game, agent, perfect, indices, seed, 0)
+    return [(score, (s.moves + (i % 2 == 0)) // 2, perfect.stood_in.get(id(s), 0))
+            for i, score, s in zip(indices, scores, states)]
 
 
 def optimal_fraction(task):
@@ -475,7 +519,8 @@ def chunks(n, k):
 
 def run_jobs(jobs, workers):
     """jobs: {key: ("match", game, agent, opponent, n_games, seed, opening), the same with "truth" and a solver
-    budget after them, or ("optimal", agent, n_positions)}.
+    budget after them, ("perfect", "connect4", agent, stand_in, n_games, seed, budget) or ("optimal", agent,
+    n_positions)}.
     Every job is cut into pieces and the pieces of all jobs go to the pool together, so that the cores stay busy.
     Returns {key: the agent's score in each game} for matches and {key: fraction of optimal moves} otherwise."""
     pieces, owners = [], []
@@ -485,12 +530,13 @@ def run_jobs(jobs, workers):
             if job[0] == "optimal":
                 pieces.append((optimal_fraction, (job[1], idx.start, idx.stop)))
             else:
-                pieces.append((truth_games if job[0] == "truth" else match_games, job[1:4] + (list(idx),) + job[5:]))
+                runner = {"truth": truth_games, "perfect": perfect_games}.get(job[0], match_games)
+                pieces.append((runner, job[1:4] + (list(idx),) + job[5:]))
             owners.append(key)
     results = {key: [] for key in jobs}
     for key, r in zip(owners, parallel(call, pieces)):
         results[key] += r if isinstance(r, list) else [r]
-    return {key: r if jobs[key][0] == "match" else truth(r) if jobs[key][0] == "truth" else sum(r) / jobs[key][2]
+    return {key: r if jobs[key][0] in ("match", "perfect") else truth(r) if jobs[key][0] == "truth" else sum(r) / jobs[key][2]
             for key, r in results.items()}
 
 
@@ -713,9 +759,9 @@ PART2 = {}  # Part 2's snapshots and scores, when it ran in this run
 
 
 def solve_listed(task):
-    """Solve listed positions ("MOVES SCORE ...", columns from 1) within a node budget: [(stones, agrees, seconds)],
-    agrees None when the budget ran out."""
-    lines, budget = task
+    """Solve listed positions ("MOVES SCORE ...", columns from 1) within a node budget, (positions with fewer than 14
+    stones, budget for those with 14+): [(stones, agrees, seconds)], agrees None when the budget ran out."""
+    lines, (budget_below_14, budget) = task
     out = []
     for line in lines:
         moves, score = line.split()[:2]
@@ -724,7 +770,8 @@ def solve_listed(task):
             s.play(int(c) - 1)
         start = time.process_time()
         try:
-            out.append((len(moves), solve_connect4(s, Bounds(budget)) == int(score), time.process_time() - start))
+            value = solve_connect4(s, Bounds(budget if len(moves) >= 14 else budget_below_14))
+            out.append((len(moves), value == int(score), time.process_time() - start))
         except TooHard:
             out.append((len(moves), None, time.process_time() - start))
     return out
@@ -736,7 +783,9 @@ def further_solver(args):
         print(f"\n  (no {args.c4_positions}: the solver's check against a public perfect solver is skipped)")
         return {"checks": []}
     lines = [line for line in open(args.c4_positions) if line.strip() and not line.startswith("#")]
-    lines, budget = (lines[::10], 20_000) if args.quick else (lines, 150_000)  # 14+ stones need at most ~110k
+    # 14+ stones need at most ~110k nodes; below, the truth measure's budget shows what it can judge (more is
+    # mostly spent on positions no budget here would solve)
+    lines, budget = (lines[::10], (5_000, 20_000)) if args.quick else (lines, (TRUTH_BUDGET, DEEP_BUDGET))
     k = 2 * args.workers
     found = [r for part in parallel(solve_listed, [(lines[i::k], budget) for i in range(k)]) for r in part]
     rows, bands = [], {}
@@ -748,7 +797,8 @@ def further_solver(args):
         rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
                      f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
     table(f"Going further: the exact Connect Four solver against a public perfect solver ({len(found)} positions of "
-          f"{args.c4_positions.split(os.sep)[-1]},\n  at most {budget:,} nodes each)",
+          f"{args.c4_positions.split(os.sep)[-1]},\n  at most {budget[1]:,} nodes each with 14+ stones, {budget[0]:,} "
+          f"below)",
           ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
     judged = [r for r in found if r[1] is not None]
     every14 = all(r[1] is not None for r in found if r[0] >= 14)
@@ -1033,11 +1083,70 @@ def part_further(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# A strong Connect Four player, trained from zero in 15 minutes on two cores: the recipe's learning curve, then its
+# final network measured as `--checkpoint` measures one. The bars: with 200 simulations it keeps the exact outcome
+# with 97% of its moves, its raw policy with 90%, and it scores 0.90 against UCT-400.
+
+RECIPE = dict(iterations=70, hidden=512, simulations=100, steps=800, window=30, lr_final=1e-4)  # the README's flags
+RECIPE_SECONDS, DEEP_SIMULATIONS = 900, 200  # the training's limit; the simulations the bars are measured with
+
+
+def recipe_flags():
+    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in RECIPE.items())
+
+
+def part_recipe(args):
+    q = args.quick
+    cfg = alphazero.settings("connect4", **(dict(RECIPE, iterations=2, games=10, simulations=10, steps=10) if q
+                                            else RECIPE))
+    last, deep = cfg["iterations"], 20 if q else DEEP_SIMULATIONS
+    keep = (1, 2) if q else (10, 20, 40, last)
+    n_truth, n_uct, uct = (2, 2, 50) if q else (40, 50, 400)
+    progress(f"recipe: training Connect Four with {recipe_flags()}" + (" (--quick: 2 small iterations)" if q else ""))
+    t0 = time.time()
+    nets, spent, clock = snapshots_of("connect4", cfg, args, keep)
+    t1 = time.time()
+    progress(f"recipe: the truth along {n_truth} games and {n_uct} games against UCT-{uct} for iterations {keep[:-1]}")
+    jobs = {}
+    for it in keep[:-1]:
+        jobs[f"{it}:policy: truth"] = ("truth", "connect4", Agent(nets[it], 0), tactical_player, n_truth, args.seed,
+                                       2, TRUTH_BUDGET)
+        jobs[f"{it}:search {deep}: truth"] = ("truth", "connect4", Agent(nets[it], deep), tactical_player, n_truth,
+                                              args.seed, 2, TRUTH_BUDGET)
+        jobs[f"{it}:search {deep} v UCT-{uct}"] = ("match", "connect4", Agent(nets[it], deep), UCTPlayer(uct), n_uct,
+                                                  args.seed, 2)
+    r = run_jobs(jobs, args.workers)
+    final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args)
+    curve = {it: {k: r[f"{it}:{k}"] for k in ("policy: truth", f"search {deep}: truth", f"search {deep} v UCT-{uct}")}
+             for it in keep[:-1]}
+    curve[last] = {k: final[k] for k in curve[keep[0]]}
+    rows = [[it, f"{clock[it]:.0f}", c["policy: truth"]["fraction"], c[f"search {deep}: truth"]["fraction"],
+             f"{c[f'search {deep} v UCT-{uct}'] if it == last else mean(c[f'search {deep} v UCT-{uct}']):.2f}"]
+            for it, c in curve.items()]
+    table(f"The recipe's learning curve: python alphazero.py --game connect4 {recipe_flags()}\n  truth along {n_truth} "
+          f"games against the tactical player; UCT-{uct}: {n_uct} games ({2 * n_uct if not q else n_uct} at the last "
+          f"iteration), both colours, random two-move openings", ["iteration", "seconds", "policy: truth",
+                                                                  f"search {deep}: truth", f"search {deep} v UCT-{uct}"], rows)
+    trained = sum(spent.values())
+    bars = {f"search {deep}: truth >= 0.97": final[f"search {deep}: truth"]["fraction"] >= 0.97,
+            "policy: truth >= 0.90": final["policy: truth"]["fraction"] >= 0.90,
+            f"search {deep} v UCT-{uct} >= 0.90": final[f"search {deep} v UCT-{uct}"] >= 0.90,
+            f"training <= {RECIPE_SECONDS} s": trained <= RECIPE_SECONDS}
+    print(f"  answer: trained in {trained:.0f} s; the bars met: {', '.join(k for k, ok in bars.items() if ok) or 'none'}; "
+          f"not met: {', '.join(k for k, ok in bars.items() if not ok) or 'none'}")
+    return {"flags": recipe_flags(), "curve": {it: {k: v if isinstance(v, dict) else round(mean(v), 3)
+                                                    if isinstance(v, list) else v for k, v in c.items()}
+                                               for it, c in curve.items()},
+            "clock": clock, "final": final, "bars": bars, "checks": list(bars.values()),
+            "time_split": time_split(spent, t1 - t0, time.time() - t1)}
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Progress, verdicts and the summary
 
 START = time.time()
 EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1),
-            "further": (2220, 30)}  # seconds (full, --quick)
+            "further": (2220, 30), "recipe": (1500, 20)}  # seconds (full, --quick)
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False}  # measured on the README's 2-core machine
 
 
@@ -1063,7 +1172,8 @@ def within_noise(ours, lab, n=None):
 
 TITLES = {"blog": "the article: UCT, flat Monte Carlo, PUCT", "1": "AlphaZero on tic-tac-toe",
           "2": "AlphaZero on Connect Four", "3a": "training with 2 simulations: PUCT v Gumbel",
-          "3b": "Gumbel v PUCT with the same network", "further": "going further: the solver and the truth"}
+          "3b": "Gumbel v PUCT with the same network", "further": "going further: the solver and the truth",
+          "recipe": "a strong Connect Four player in 15 minutes"}
 
 
 def summary(results, seconds):
@@ -1085,7 +1195,7 @@ def summary(results, seconds):
 
 
 SEED_PARTS = {"blog": part_blog, "1": part_1, "2": part_2, "3a": part_3a, "3b": part_3b}  # the seeds' tables
-PARTS = dict(SEED_PARTS, further=part_further)
+PARTS = dict(SEED_PARTS, further=part_further, recipe=part_recipe)
 
 
 def write_json(path, results):
@@ -1097,21 +1207,56 @@ def write_json(path, results):
 
 
 def measure_checkpoint(args):
-    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks."""
+    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks; for
+    Connect Four also with 200 simulations: the truth, UCT-400 and games against the perfect player."""
     net = alphazero.NumpyNet(alphazero.load(args.checkpoint))
     n_simulations = alphazero.SETTINGS[net.game]["simulations"]
-    if net.game == "tictactoe":
-        ours = tictactoe_row(run_jobs(tictactoe_jobs(net, n_simulations, 100, 4520, args.seed), args.workers))
-    else:
-        jobs = connect4_jobs(net, n_simulations, (100, 50, 400), args.seed)
-        jobs.update({f"{label}_truth": ("truth", "connect4", Agent(net, sims), tactical_player, 40, args.seed, 2,
-                                        TRUTH_BUDGET)
-                     for label, sims in (("policy", 0), ("search", n_simulations))})
-        r = run_jobs(jobs, args.workers)
-        ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
-    table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "ours"],
-          [[k, f"{v['fraction']:.3f} of {v['judged']} moves judged (won or drawn, {TRUTH_MIN_STONES}+ stones) kept "
-               f"the exact outcome; {v['skipped']} not judged" if isinstance(v, dict) else v] for k, v in ours.items()])
+    if net.game == "connect4":
+        return connect4_report(net, args.checkpoint, n_simulations, args)
+    ours = tictactoe_row(run_jobs(tictactoe_jobs(net, n_simulations, 100, 4520, args.seed), args.workers))
+    table(f"{args.checkpoint}: a tictactoe network, {n_simulations} simulations for search", ["measure", "ours"],
+          list(ours.items()))
+    return ours
+
+
+def connect4_report(net, name, n_simulations, args):
+    """A Connect Four network, measured with `n_simulations` and with DEEP_SIMULATIONS: against the tactical player and UCT-400,
+    the truth fraction, and games against the perfect player."""
+    deep = 20 if args.quick else DEEP_SIMULATIONS
+    n_tactical, n_uct, uct, n_truth, n_perfect, budgets = (
+        (4, 2, 50, 2, 2, (5_000, 5_000)) if args.quick else (100, 100, 400, 40, 50, (TRUTH_BUDGET, DEEP_BUDGET)))
+    jobs = {"policy v tactical": ("match", "connect4", Agent(net, 0), tactical_player, n_tactical, args.seed, 2),
+            f"search {deep} v tactical": ("match", "connect4", Agent(net, deep), tactical_player, n_tactical,
+                                          args.seed, 2),
+            f"search {deep} v UCT-{uct}": ("match", "connect4", Agent(net, deep), UCTPlayer(uct), n_uct, args.seed, 2),
+            "v_perfect": ("perfect", "connect4", Agent(net, deep), Agent(net, 4 * deep), 2 * n_perfect, args.seed,
+                          budgets[1])}
+    for label, sims in (("policy", 0), (f"search {n_simulations}", n_simulations), (f"search {deep}", deep)):
+        jobs[f"{label}: truth"] = ("truth", "connect4", Agent(net, sims), tactical_player, n_truth, args.seed, 2,
+                                   budgets[0])
+    progress(f"measuring {name}: {n_tactical} games against the tactical player, {n_uct} against "
+             f"UCT-{uct}, {2 * n_perfect} against the perfect player, the truth along {n_truth}")
+    r = run_jobs(jobs, args.workers)
+    games_v_perfect = r.pop("v_perfect")
+    first, second = games_v_perfect[0::2], games_v_perfect[1::2]  # the agent moved first in the even games
+    ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
+    ours["v_perfect"] = {"first_wins": sum(g[0] == 1 for g in first), "first_draws": sum(g[0] == 0.5 for g in first),
+                         "second_moves": round(mean([g[1] for g in second]), 1),
+                         "second_not_lost": sum(g[0] > 0 for g in second), "games_each": len(first),
+                         "stand_in_up_to": max(g[2] for g in games_v_perfect)}
+    p = ours["v_perfect"]
+    rows = [[k, f"{v['fraction']:.3f} ({v['judged']} moves judged, {v['skipped']} not)" if isinstance(v, dict) else v]
+            for k, v in ours.items() if k != "v_perfect"]
+    rows += [[f"search {deep} v perfect, first", f"won {p['first_wins']} of {p['games_each']} (drew "
+                                                   f"{p['first_draws']})"],
+             [f"search {deep} v perfect, second", f"lasted {p['second_moves']} moves on average (did not lose "
+                                                    f"{p['second_not_lost']} of {p['games_each']})"]]
+    table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
+          f"the fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
+          f"{TRUTH_MIN_STONES}+ stones, along {n_truth} games against the tactical player.\n  The perfect player: the solver, uniformly among its best "
+          f"moves, from the empty board (below {TRUTH_MIN_STONES} stones, or beyond {budgets[1]:,} nodes, the same\n"
+          f"  network with {4 * deep} simulations stands in for it: here up to {p['stand_in_up_to']} stones)",
+          ["measure", "ours"], rows)
     return ours
 
 

@@ -431,19 +431,23 @@ def random_rollout(state, rng):
 
 def connect4_rollout(state, rng):
     """random_rollout for Connect Four, written out on the bare bitboards: the same random numbers play the same
-    game, about 1.6x as fast (UCT's rollouts are most of the time of evaluate.py's matches against UCT-400)."""
+    game, about 2x as fast (UCT's rollouts are most of the time of evaluate.py's matches against UCT-400)."""
     if state.is_over():
         return state.result()
     bits, heights, moves = state.bits[:], state.heights[:], state.moves
+    columns = [c for c in range(7) if heights[c] < 6]  # kept up to date: a column leaves when it fills
     while True:
-        columns = [c for c in range(7) if heights[c] < 6]
         c = columns[int(rng.random() * len(columns))]
         mover = moves % 2
-        bits[mover] |= 1 << (7 * c + heights[c])
+        b = bits[mover] = bits[mover] | 1 << (7 * c + heights[c])
         heights[c] += 1
+        if heights[c] == 6:
+            columns.remove(c)
         moves += 1
-        if ConnectFour.has_four(bits[mover]):
-            return 1.0 - mover  # the first player (mover 0) won: 1.0
+        for shift in (1, 7, 6, 8):  # ConnectFour.has_four, written in: the call cost a fifth of the time
+            m = b & (b >> shift)
+            if m & (m >> 2 * shift):
+                return 1.0 - mover  # the first player (mover 0) won: 1.0
         if moves == 42:
             return 0.5
 

@@ -295,11 +295,27 @@ def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
                                   ["alphazero.py", "--alpha", "0"], ["alphazero.py", "--noise", "1.5"],
                                   ["alphazero.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
                                   ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
-                                  ["gumbel.py", "--random-openings", "-0.25"]])
+                                  ["gumbel.py", "--random-openings", "-0.25"], ["alphazero.py", "--lr-final", "0"],
+                                  ["gumbel.py", "--lr-final", "-1e-4"]])
 def test_every_number_out_of_its_range_gets_one_line_and_status_1(argv):
     out = run(*argv)
     assert out.returncode == 1 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
     assert out.stderr.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in out.stderr
+
+
+def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
+    for module in (alphazero, gumbel):
+        cfg = module.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1, lr=1e-2, lr_final=1e-4)
+        assert [module.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
+        assert module.step_size(module.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
+        path = str(tmp_path / f"{module.__name__}.pt")
+        module.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
+        assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
+
+
+def test_the_readme_gives_the_recipe_that_evaluate_measures():
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
+    assert f"python alphazero.py --game connect4 {evaluate.recipe_flags()}" in readme
 
 
 def test_a_short_go_search_prints_what_it_measured():
@@ -474,6 +490,31 @@ def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
     judged = evaluate.Judged(lambda states, rngs: [s.legal_moves()[0] for s in states])
     judged(lost, [None] * len(lost))
     assert (judged.kept, judged.judged, judged.skipped) == (0, 0, len(lost)) and len(lost) >= 5
+
+
+def test_the_perfect_connect4_player_picks_only_best_moves_and_all_of_them():
+    stand_in = lambda states, rngs: ["stand-in"] * len(states)
+    perfect = evaluate.PerfectConnect4(stand_in)
+    for line in CONNECT4_SOLVED.split("\n")[1:-1]:
+        moves, score, *per_column = line.split()
+        s = games.ConnectFour()
+        for c in moves:
+            s.play(int(c) - 1)
+        values = {c: int(v) for c, v in enumerate(per_column) if v != "."}
+        best = {c for c, v in values.items() if v == max(values.values())}
+        picked = {perfect([s], [np.random.default_rng(i)])[0] for i in range(30)}
+        assert picked == best, moves  # uniformly among the best: 30 draws find every one of up to 5
+    early = games.ConnectFour()
+    early.play(3)
+    assert perfect([early], [np.random.default_rng(0)]) == ["stand-in"] and perfect.stood_in == {id(early): 1}
+
+
+def test_games_against_the_perfect_connect4_player_count_the_agents_moves():
+    random_player = evaluate.random_player
+    games_played = evaluate.perfect_games(("connect4", random_player, random_player, [0, 1, 2, 3], 0, 30_000))
+    for i, (score, agent_moves, stand_in_up_to) in enumerate(games_played):
+        assert score == 0.0  # the solver takes over by ~14 stones and a random player cannot hold on
+        assert 4 <= agent_moves <= 21 and evaluate.TRUTH_MIN_STONES - 2 <= stand_in_up_to <= 20
 
 
 def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
@@ -657,7 +698,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
               timeout=240)
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
-    assert set(results) == {"blog", "1", "2", "3a", "3b", "further"} and "Summary" in out.stdout
+    assert set(results) == {"blog", "1", "2", "3a", "3b", "further", "recipe"} and "Summary" in out.stdout
     assert all("checks" in r and "seconds" in r for r in results.values())
     assert sum(results[part]["seconds"] for part in ("blog", "1", "2", "3a", "3b")) < 90  # python evaluate.py --quick
     further = results["further"]
@@ -665,9 +706,14 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     bands = further["solver"]["bands"].values()
     assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
     assert all(0 <= row["search"]["fraction"] <= 1 for row in further["truth"]["ours"].values())
-    assert out.stdout.count("  answer: ") == 6 and "the lab's thing to notice" in out.stdout  # five questions
+    assert out.stdout.count("  answer: ") == 7 and "the lab's thing to notice" in out.stdout  # five, and the recipe
     assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(further)
     assert set(further["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
+    recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
+    assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 4
+    perfect = recipe["final"]["v_perfect"]
+    assert perfect["games_each"] == 2 and 0 <= perfect["first_wins"] <= 2 and 4 <= perfect["second_moves"] <= 21
+    assert "search 20 v perfect, first" in out.stdout and "python alphazero.py --game connect4 --iterations" in out.stdout
 
 
 def test_gumbel_cli_trains_and_plays(tmp_path):
