@@ -536,7 +536,8 @@ def run_jobs(jobs, workers):
     results = {key: [] for key in jobs}
     for key, r in zip(owners, parallel(call, pieces)):
         results[key] += r if isinstance(r, list) else [r]
-    return {key: r if jobs[key][0] in ("match", "perfect") else truth(r) if jobs[key][0] == "truth" else sum(r) / jobs[key][2]
+    return {key: r if jobs[key][0] in ("match", "perfect") else truth(r) if jobs[key][0] == "truth"
+            else sum(r) / jobs[key][2]
             for key, r in results.items()}
 
 
@@ -1117,27 +1118,22 @@ def part_recipe(args):
                                                   args.seed, 2)
     r = run_jobs(jobs, args.workers)
     final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args)
-    curve = {it: {k: r[f"{it}:{k}"] for k in ("policy: truth", f"search {deep}: truth", f"search {deep} v UCT-{uct}")}
-             for it in keep[:-1]}
-    curve[last] = {k: final[k] for k in curve[keep[0]]}
-    rows = [[it, f"{clock[it]:.0f}", c["policy: truth"]["fraction"], c[f"search {deep}: truth"]["fraction"],
-             f"{c[f'search {deep} v UCT-{uct}'] if it == last else mean(c[f'search {deep} v UCT-{uct}']):.2f}"]
+    truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{uct}"
+    curve = {it: {truths[0]: r[f"{it}:{truths[0]}"], truths[1]: r[f"{it}:{truths[1]}"],
+                  v_uct: round(mean(r[f"{it}:{v_uct}"]), 3)} for it in keep[:-1]}
+    curve[last] = {k: final[k] for k in (*truths, v_uct)}
+    rows = [[it, f"{clock[it]:.0f}", c[truths[0]]["fraction"], c[truths[1]]["fraction"], f"{c[v_uct]:.2f}"]
             for it, c in curve.items()]
     table(f"The recipe's learning curve: python alphazero.py --game connect4 {recipe_flags()}\n  truth along {n_truth} "
-          f"games against the tactical player; UCT-{uct}: {n_uct} games ({2 * n_uct if not q else n_uct} at the last "
-          f"iteration), both colours, random two-move openings", ["iteration", "seconds", "policy: truth",
-                                                                  f"search {deep}: truth", f"search {deep} v UCT-{uct}"], rows)
+          f"games against the tactical player; UCT-{uct}: {n_uct} games ({report_sizes(q)[1]} at the last "
+          f"iteration), both colours, random two-move openings", ["iteration", "seconds", *truths, v_uct], rows)
     trained = sum(spent.values())
-    bars = {f"search {deep}: truth >= 0.97": final[f"search {deep}: truth"]["fraction"] >= 0.97,
-            "policy: truth >= 0.90": final["policy: truth"]["fraction"] >= 0.90,
-            f"search {deep} v UCT-{uct} >= 0.90": final[f"search {deep} v UCT-{uct}"] >= 0.90,
+    bars = {f"{truths[1]} >= 0.97": final[truths[1]]["fraction"] >= 0.97,
+            f"{truths[0]} >= 0.90": final[truths[0]]["fraction"] >= 0.90, f"{v_uct} >= 0.90": final[v_uct] >= 0.90,
             f"training <= {RECIPE_SECONDS} s": trained <= RECIPE_SECONDS}
     print(f"  answer: trained in {trained:.0f} s; the bars met: {', '.join(k for k, ok in bars.items() if ok) or 'none'}; "
           f"not met: {', '.join(k for k, ok in bars.items() if not ok) or 'none'}")
-    return {"flags": recipe_flags(), "curve": {it: {k: v if isinstance(v, dict) else round(mean(v), 3)
-                                                    if isinstance(v, list) else v for k, v in c.items()}
-                                               for it, c in curve.items()},
-            "clock": clock, "final": final, "bars": bars, "checks": list(bars.values()),
+    return {"flags": recipe_flags(), "curve": curve, "clock": clock, "final": final, "bars": bars, "checks": list(bars.values()),
             "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
@@ -1146,7 +1142,7 @@ def part_recipe(args):
 
 START = time.time()
 EXPECTED = {"blog": (8, 1), "1": (25, 3), "2": (170, 3), "3a": (30, 5), "3b": (5, 1),
-            "further": (2220, 30), "recipe": (1500, 20)}  # seconds (full, --quick)
+            "further": (2020, 30), "recipe": (1200, 20)}  # seconds (full, --quick)
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False}  # measured on the README's 2-core machine
 
 
@@ -1219,12 +1215,17 @@ def measure_checkpoint(args):
     return ours
 
 
+def report_sizes(quick):
+    """connect4_report's games against the tactical player and UCT, UCT's simulations, games for the truth and
+    against the perfect player (each colour), and solver budgets (truth, perfect player)."""
+    return (4, 2, 50, 2, 2, (5_000, 5_000)) if quick else (100, 100, 400, 40, 50, (TRUTH_BUDGET, DEEP_BUDGET))
+
+
 def connect4_report(net, name, n_simulations, args):
     """A Connect Four network, measured with `n_simulations` and with DEEP_SIMULATIONS: against the tactical player and UCT-400,
     the truth fraction, and games against the perfect player."""
     deep = 20 if args.quick else DEEP_SIMULATIONS
-    n_tactical, n_uct, uct, n_truth, n_perfect, budgets = (
-        (4, 2, 50, 2, 2, (5_000, 5_000)) if args.quick else (100, 100, 400, 40, 50, (TRUTH_BUDGET, DEEP_BUDGET)))
+    n_tactical, n_uct, uct, n_truth, n_perfect, budgets = report_sizes(args.quick)
     jobs = {"policy v tactical": ("match", "connect4", Agent(net, 0), tactical_player, n_tactical, args.seed, 2),
             f"search {deep} v tactical": ("match", "connect4", Agent(net, deep), tactical_player, n_tactical,
                                           args.seed, 2),
