@@ -512,7 +512,7 @@ def test_the_perfect_connect4_player_picks_only_best_moves_and_all_of_them():
 def test_games_against_the_perfect_connect4_player_count_the_agents_moves():
     random_player = evaluate.random_player
     games_played = evaluate.perfect_games(("connect4", random_player, random_player, [0, 1, 2, 3], 0, 30_000))
-    for i, (score, agent_moves, stand_in_up_to) in enumerate(games_played):
+    for score, agent_moves, stand_in_up_to in games_played:
         assert score == 0.0  # the solver takes over by ~14 stones and a random player cannot hold on
         assert 4 <= agent_moves <= 21 and evaluate.TRUTH_MIN_STONES - 2 <= stand_in_up_to <= 20
 
