@@ -28,7 +28,7 @@ SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
 COMMON = dict(window=20, batch=256, lr=1e-3, lr_final=None, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25,
-              net="mlp", reuse_tree=False, random_openings=0.0)
+              net="mlp", reuse_tree=False, random_openings=0.0, q_weight=0.0)
 
 
 class Node:
@@ -203,9 +203,10 @@ def choose_move(state, net, n_simulations, rng=None):
 
 
 def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, alpha=1.0, noise=0.25,
-              reuse_tree=False, random_openings=0.0):
+              reuse_tree=False, random_openings=0.0, q_weight=0.0):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
-    player to move, its visit distribution, and the game's outcome for that player."""
+    player to move, its visit distribution, and the game's outcome for that player (with --q-weight w, mixed with
+    the search's value q of the position: (1 - w) z + w q, less noisy than a whole game's one result)."""
     states = [GAMES[game]() for _ in range(n_games)]
     for s in states:  # --random-openings: this fraction of the games starts from a uniformly random first move
         if random_openings and rng.random() < random_openings:
@@ -223,7 +224,7 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
             pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)
             for move, p in visit_policy(root).items():
                 pi[move] = p
-            history[i].append((states[i].encode(), pi, states[i].first_to_move()))
+            history[i].append((states[i].encode(), pi, states[i].first_to_move(), -root.w / root.n))
             move = rng.choice(len(pi), p=pi / pi.sum()) if len(history[i]) <= temp_moves else best_move(root)
             states[i].play(move)
             roots[i] = next((ch for ch in root.children if ch.move == move and ch.children), None) if reuse_tree else None
@@ -232,10 +233,10 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
     x, pis, zs = [], [], []
     for state, h in zip(states, history):
         r = 2 * state.result() - 1  # the first player's outcome, in [-1, 1]
-        for enc, pi, first in h:
+        for enc, pi, first, q in h:
             x.append(enc)
             pis.append(pi)
-            zs.append(r if first else -r)
+            zs.append((1 - q_weight) * (r if first else -r) + q_weight * q)
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
@@ -244,7 +245,7 @@ def play_games(job):
     game, net, n_games, cfg, seed = job
     rng = np.random.default_rng(seed)
     return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], rng, cfg["c_puct"], cfg["alpha"],
-                     cfg["noise"], cfg["reuse_tree"], cfg["random_openings"])
+                     cfg["noise"], cfg["reuse_tree"], cfg["random_openings"], cfg["q_weight"])
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -486,6 +487,8 @@ if __name__ == "__main__":
     parser.add_argument("--reuse-tree", action="store_true", help="keep the chosen move's subtree for the next move")
     parser.add_argument("--random-openings", type=number_in(0, 1), help="fraction of self-play games whose first move "
                         "is uniformly random, not searched (0): openings self-play would rarely try")
+    parser.add_argument("--q-weight", type=number_in(0, 1), help="weight of the search's value of each position in "
+                        "its value target, in [0, 1] (0: the game's outcome alone)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
                         help=f"self-play processes (default all cores: {os.cpu_count()})")

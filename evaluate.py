@@ -1088,7 +1088,8 @@ def part_further(args):
 # final network measured as `--checkpoint` measures one. The bars: with 200 simulations it keeps the exact outcome
 # with 97% of its moves, its raw policy with 90%, and it scores 0.90 against UCT-400.
 
-RECIPE = dict(iterations=70, hidden=512, simulations=100, steps=800, window=30, lr_final=1e-4)  # the README's flags
+RECIPE = dict(iterations=66, hidden=512, simulations=100, steps=800, window=30, lr_final=1e-4, q_weight=0.5,
+              random_openings=0.25)  # the README's flags
 RECIPE_SECONDS, DEEP_SIMULATIONS = 900, 200  # the training's limit; the simulations the bars are measured with
 
 
@@ -1102,7 +1103,7 @@ def part_recipe(args):
                                             else RECIPE))
     last, deep = cfg["iterations"], 20 if q else DEEP_SIMULATIONS
     keep = (1, 2) if q else (10, 20, 40, last)
-    n_truth, n_uct, uct = (2, 2, 50) if q else (40, 50, 400)
+    n_truth, n_uct, uct = (2, 2, 50) if q else (40, 100, 400)
     progress(f"recipe: training Connect Four with {recipe_flags()}" + (" (--quick: 2 small iterations)" if q else ""))
     t0 = time.time()
     nets, spent, clock = snapshots_of("connect4", cfg, args, keep)

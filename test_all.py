@@ -296,7 +296,8 @@ def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
                                   ["alphazero.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
                                   ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
                                   ["gumbel.py", "--random-openings", "-0.25"], ["alphazero.py", "--lr-final", "0"],
-                                  ["gumbel.py", "--lr-final", "-1e-4"]])
+                                  ["gumbel.py", "--lr-final", "-1e-4"], ["alphazero.py", "--q-weight", "1.5"],
+                                  ["gumbel.py", "--q-weight", "-0.5"]])
 def test_every_number_out_of_its_range_gets_one_line_and_status_1(argv):
     out = run(*argv)
     assert out.returncode == 1 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
@@ -848,6 +849,23 @@ def test_random_openings_start_games_from_every_first_move(module):
     assert stones.min() == 1  # no game was searched from the empty board
     firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
     assert firsts == set(range(9))
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel])
+def test_q_weight_mixes_the_outcome_with_the_searchs_value(module):
+    def run(w):
+        rng = np.random.default_rng(0)
+        if module is alphazero:
+            return alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, 30, 9, rng, q_weight=w)
+        return gumbel.self_play("tictactoe", constant_net(9, 0.0), 20, 30, rng, q_weight=w)
+    (x, pi, z), (x1, pi1, q), (x5, pi5, z5) = run(0.0), run(1.0), run(0.5)
+    assert (x == x1).all() and (x == x5).all() and (pi == pi1).all()  # the weight changes the targets, not the games
+    assert set(z.tolist()) <= {-1.0, 0.0, 1.0} and np.allclose(z5, (z + q) / 2)
+    board = x.reshape(len(x), 2, 9)
+    lines = [[i for i in range(9) if line >> i & 1] for line in games.TTT_LINES]
+    mover_can_win = np.array([any(b[0, line].sum() == 2 and b[:, line].sum() == 2 for line in lines)
+                              for b in board])  # two of the mover's stones and an empty cell in a line
+    assert sum(mover_can_win) > 10 and (q[mover_can_win] > 0).all()  # a win in one: the search's value is positive
 
 
 def test_losses_split_by_the_perfect_players_opening():
