@@ -376,7 +376,8 @@ def resume_from(path, game, cfg, net, optimizer):
     ckpt = read_checkpoint(path)
     if "optimizer" not in ckpt:
         raise ValueError(f"{path} holds no training state to resume (saved before --resume existed)")
-    then, now = dict(ckpt["settings"], game=ckpt["game"]), dict(cfg, game=game)
+    then = dict(COMMON, **ckpt["settings"], game=ckpt["game"])  # a setting added since had its default then
+    now = dict(cfg, game=game)
     changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in now.items() if k != "iterations" and then.get(k) != v]
     if changed:
         raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")

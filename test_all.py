@@ -833,6 +833,10 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     assert out.returncode == 1 and out.stderr.strip() == \
         f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
     assert open(path, "rb").read() == before  # left as it was
+    ckpt = torch.load(path, weights_only=True)
+    del ckpt["settings"]["q_weight"]  # a checkpoint saved before --q-weight existed trained with its default
+    torch.save(ckpt, path)
+    alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lambda line: None, resume=True)
 
 
 # ---------------------------------------------------------------------------------------------------------------
