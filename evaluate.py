@@ -1103,7 +1103,7 @@ def part_recipe(args):
                                             else RECIPE))
     last, deep = cfg["iterations"], 20 if q else DEEP_SIMULATIONS
     keep = (1, 2) if q else (10, 20, 40, last)
-    n_truth, n_uct, uct = (2, 2, 50) if q else (40, 100, 400)
+    _, n_uct, uct, n_truth, _, (truth_budget, _) = report_sizes(q)  # the curve measured as the last network is
     progress(f"recipe: training Connect Four with {recipe_flags()}" + (" (--quick: 2 small iterations)" if q else ""))
     t0 = time.time()
     nets, spent, clock = snapshots_of("connect4", cfg, args, keep)
@@ -1112,9 +1112,9 @@ def part_recipe(args):
     jobs = {}
     for it in keep[:-1]:
         jobs[f"{it}:policy: truth"] = ("truth", "connect4", Agent(nets[it], 0), tactical_player, n_truth, args.seed,
-                                       2, TRUTH_BUDGET)
+                                       2, truth_budget)
         jobs[f"{it}:search {deep}: truth"] = ("truth", "connect4", Agent(nets[it], deep), tactical_player, n_truth,
-                                              args.seed, 2, TRUTH_BUDGET)
+                                              args.seed, 2, truth_budget)
         jobs[f"{it}:search {deep} v UCT-{uct}"] = ("match", "connect4", Agent(nets[it], deep), UCTPlayer(uct), n_uct,
                                                   args.seed, 2)
     r = run_jobs(jobs, args.workers)
