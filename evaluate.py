@@ -1088,13 +1088,13 @@ def part_further(args):
 # final network measured as `--checkpoint` measures one. The bars: with 200 simulations it keeps the exact outcome
 # with 97% of its moves, its raw policy with 90%, and it scores 0.90 against UCT-400.
 
-RECIPE = dict(iterations=76, hidden=384, simulations=50, games=200, steps=800, window=30, lr_final=1e-4, q_weight=1.0,
-              random_openings=0.25)  # the README's flags
+RECIPE = dict(iterations=80, hidden=384, simulations=35, games=200, steps=800, window=30, lr_final=1e-4, q_weight=1.0,
+              random_openings=0.25, reuse_tree=True)  # the README's flags
 RECIPE_SECONDS, DEEP_SIMULATIONS = 900, 200  # the training's limit; the simulations the bars are measured with
 
 
 def recipe_flags():
-    return " ".join(f"--{k.replace('_', '-')} {v}" for k, v in RECIPE.items())
+    return " ".join(f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in RECIPE.items())
 
 
 def part_recipe(args):
