@@ -1276,7 +1276,8 @@ if __name__ == "__main__":
     parser.add_argument("--c4-positions", default=C4_POSITIONS,
                         help="Connect Four positions valued by a public solver, to check ours (default ../shared/data/)")
     args = parser.parse_args()
-    POOL = multiprocessing.Pool(args.workers) if args.workers > 1 else None
+    alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
+    POOL = multiprocessing.Pool(args.workers, alphazero.start_process, (True,)) if args.workers > 1 else None
     results, seconds = {}, {}
     chosen = {"seeds": list(SEED_PARTS), "all": list(PARTS)}.get(args.part, [args.part])
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick)
@@ -1292,8 +1293,9 @@ if __name__ == "__main__":
             summary(results, seconds)
     except ValueError as e:
         sys.exit(f"{parser.prog}: error: {e}")
-    except KeyboardInterrupt:
-        sys.exit("\ninterrupted; the parts that finished are in " + args.json)
+    except KeyboardInterrupt:  # Ctrl-C: one line (the workers ignore it), and the usual exit status for it
+        print(f"\ninterrupted; the parts that finished are in {args.json}", file=sys.stderr)
+        sys.exit(130)
     finally:
         if POOL:
             POOL.terminate()

@@ -13,6 +13,7 @@ import argparse
 import gc
 import math
 import multiprocessing
+import signal
 import sys
 import time
 
@@ -21,8 +22,6 @@ import torch
 
 import games
 
-torch.set_num_threads(1)  # self-play processes fill the cores; only training, while they wait, takes them all
-gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default doubled self-play's time
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, steps=200, mirror=False),
@@ -297,8 +296,13 @@ def play_games(job):
     """One worker's share of an iteration's games, with its own random stream."""
     game, net, n_games, cfg, seed = job
     rng = np.random.default_rng(seed)
-    return self_play(game, net, n_games, cfg["simulations"], rng, cfg["considered"], cfg["random_openings"],
-                     cfg["q_weight"])
+    gc.disable()  # nodes point to their parents: cycles that only the collector frees; collecting the trees once,
+    try:          # when the games are done, is much cheaper than collecting them again and again as they pile up
+        return self_play(game, net, n_games, cfg["simulations"], rng, cfg["considered"], cfg["random_openings"],
+                         cfg["q_weight"])
+    finally:
+        gc.enable()
+        gc.collect(0)  # generation 0: what the games made (a full collection would go through all of torch too)
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -332,11 +336,26 @@ def settings(game, **overrides):
     return cfg
 
 
+def start_process(worker=False):
+    """How every process of a training run computes, set first thing in each. One thread: with a network this small
+    a second thread made Adam's steps only 1.6x faster on an idle machine, and 2.6x slower than one thread beside a
+    single busy program (the threads meet after every matrix product, and the one the OS has paused holds up the
+    other); the numbers also differ with the thread count, so choosing it by the load would break --seed.
+    Denormals (below 1.2e-38, which Adam's moments reach) are flushed to zero: on some CPUs each operation on one
+    is many times slower. A worker leaves Ctrl-C to the main process, which stops it."""
+    torch.set_num_threads(1)
+    torch.set_flush_denormal(True)
+    gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default doubled self-play's time
+    if worker:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None, resume=False):
     """The self-play loop: play an iteration's games with the current network, train on the last `window`
     iterations, save, repeat. Games run in `workers` processes, each playing its share side by side.
     `spent`, a dict, receives the seconds spent in self-play and in training. resume: go on from the checkpoint at
     `out` (its network, Adam's state and iteration count; the replay window starts empty)."""
+    start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     workers = workers or os.cpu_count()
@@ -349,7 +368,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     spent.update({"self-play": 0.0, "training": 0.0})
     if on_iteration and not done:
         on_iteration(0, net)
-    pool = multiprocessing.Pool(workers) if workers > 1 else None
+    pool = multiprocessing.Pool(workers, start_process, (True,)) if workers > 1 else None
+    saved = done
     try:
         for it in range(done + 1, cfg["iterations"] + 1):
             t0 = time.time()
@@ -365,19 +385,21 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
             t1 = time.time()
             for group in optimizer.param_groups:
                 group["lr"] = step_size(cfg, it)
-            torch.set_num_threads(workers)  # the self-play processes are idle now: training gets every core
             value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
-            torch.set_num_threads(1)
             t2 = time.time()
             spent["self-play"], spent["training"] = spent["self-play"] + t1 - t0, spent["training"] + t2 - t1
             if out:
                 save(net, out, optimizer, it, cfg)
+                saved = it
             log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - start:5.0f} s, "
                 f"about {(t2 - start) / (it - done) * (cfg['iterations'] - it):.0f} s left")
             if on_iteration:
                 on_iteration(it, net)
+    except KeyboardInterrupt:  # Ctrl-C: say what the checkpoint holds (the workers ignore it; terminate stops them)
+        held = f"{out} holds iteration {saved}" if out and saved else "nothing saved"
+        raise KeyboardInterrupt(f"interrupted at iteration {saved + 1}; {held}") from None
     finally:
         if pool:
             pool.terminate()
@@ -562,5 +584,8 @@ if __name__ == "__main__":
                   + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:
         sys.exit(f"{parser.prog}: error: {e}")
-    except (KeyboardInterrupt, EOFError):
+    except KeyboardInterrupt as e:  # Ctrl-C: one line, and the usual exit status for it
+        print(f"\n{e or ('bye' if args.play else 'interrupted')}", file=sys.stderr)
+        sys.exit(130)
+    except EOFError:
         print("\nbye")

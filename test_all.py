@@ -16,8 +16,9 @@ import puct
 from games import go_point as P
 
 
-def run(*argv, stdin=None, timeout=120):
-    return subprocess.run([sys.executable, *argv], input=stdin, capture_output=True, text=True, timeout=timeout)
+def run(*argv, stdin=None):
+    """A script as a user runs it. The timeout only stops a hang: no test measures time (a busy machine is slow)."""
+    return subprocess.run([sys.executable, *argv], input=stdin, capture_output=True, text=True, timeout=600)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -231,14 +232,12 @@ def test_uct_visits_sum_to_the_simulations_and_it_takes_a_win_in_one():
     assert mcts.best_move(root) == 2
 
 
-def test_uct_on_the_go_corner_finds_b1_quickly():
-    start = time.process_time()
+def test_uct_on_the_go_corner_finds_b1_within_500_simulations():
     on_step, record = mcts.track_lead(P("B1"))
     root = mcts.uct_search(games.go_corner(), games.go_rollout, 5000, seed=0, on_step=on_step)
-    seconds = time.process_time() - start
     b1 = next(ch for ch in root.children if ch.move == P("B1"))
     assert mcts.best_move(root) == P("B1") and b1.n >= 3500 and 0.80 <= b1.w / b1.n <= 0.97
-    assert record["lead_from"] <= 500 and seconds <= 6
+    assert record["lead_from"] <= 500
 
 
 def test_flat_monte_carlo_falls_for_the_trap_and_uct_does_not():
@@ -695,13 +694,11 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     import json
     positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
     positions.write_text("# moves score s1 .. s7\n" + CONNECT4_SOLVED.strip() + "\n")
-    out = run("evaluate.py", "--part", "all", "--quick", "--c4-positions", str(positions), "--json", str(path),
-              timeout=240)
+    out = run("evaluate.py", "--part", "all", "--quick", "--c4-positions", str(positions), "--json", str(path))
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
     assert set(results) == {"blog", "1", "2", "3a", "3b", "further", "recipe"} and "Summary" in out.stdout
     assert all("checks" in r and "seconds" in r for r in results.values())
-    assert sum(results[part]["seconds"] for part in ("blog", "1", "2", "3a", "3b")) < 90  # python evaluate.py --quick
     further = results["further"]
     assert further["checks"] == [True, True] and "answer: the truth (search) orders" in out.stdout
     bands = further["solver"]["bands"].values()
@@ -838,6 +835,23 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     del ckpt["settings"]["q_weight"]  # a checkpoint saved before --q-weight existed trained with its default
     torch.save(ckpt, path)
     alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lambda line: None, resume=True)
+
+
+def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
+    """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
+    import re
+    import signal
+    path = tmp_path / "c.pt"
+    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
+                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    while not path.exists() and p.poll() is None:  # wait for the first checkpoint (40 iterations take far longer)
+        time.sleep(0.05)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=600)
+    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+)", err.strip())
+    assert p.returncode == 130 and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
 
 
 # ---------------------------------------------------------------------------------------------------------------
