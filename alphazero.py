@@ -285,8 +285,8 @@ def settings(game, **overrides):
 
 def start_process(worker=False):
     """How every process of a training run computes, set first thing in each. One thread: with a network this small
-    a second thread made Adam's steps only 1.6x faster on an idle machine, and 2.6x slower than one thread beside a
-    single busy program (the threads meet after every matrix product, and the one the OS has paused holds up the
+    a second thread made Adam's steps at most 1.6x faster on an idle machine, and 2-3x slower than one thread beside
+    a single busy program (the threads meet after every matrix product, and the one the OS has paused holds up the
     other); the numbers also differ with the thread count, so choosing it by the load would break --seed.
     Denormals (below 1.2e-38, which Adam's moments reach) are flushed to zero: on some CPUs each operation on one
     is many times slower. A worker leaves Ctrl-C to the main process, which stops it."""

@@ -283,9 +283,30 @@ def test_puct_with_priors_leaning_on_b1():
                                   ["puct.py", "--simulations", "0"], ["puct.py", "--seeds", "abc"],
                                   ["evaluate.py", "--part", "nope"]])
 def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
+    message = exit_message(*argv)
+    assert message.startswith(f"{argv[0]}: error: ") and len(message.splitlines()) == 1
+
+
+def exit_message(*argv):
+    """A script's command line run in this process, up to its sys.exit (no new Python to start): what it exits with.
+    sys.exit(text) prints the text to stderr and exits with status 1; test_a_script_exits_with_one_line_and_status_1
+    checks that once as a user sees it."""
+    import runpy
+    saved = sys.argv
+    sys.argv = list(argv)
+    try:
+        runpy.run_path(argv[0], run_name="__main__")
+    except SystemExit as e:
+        return e.code
+    finally:
+        sys.argv = saved
+    raise AssertionError(f"{argv} did not exit")
+
+
+@pytest.mark.parametrize("argv", [["mcts.py", "--simulations", "0"], ["alphazero.py", "--lr", "0"]])
+def test_a_script_exits_with_one_line_and_status_1(argv):
     out = run(*argv)
-    assert out.returncode != 0 and "Traceback" not in out.stderr and "error:" in out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1
+    assert out.returncode == 1 and out.stdout == "" and out.stderr.strip() == exit_message(*argv)
 
 
 @pytest.mark.parametrize("argv", [["mcts.py", "--c", "-1"], ["puct.py", "--c-puct", "-0.5"], ["puct.py", "--weight", "2"],
@@ -297,10 +318,10 @@ def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
                                   ["gumbel.py", "--random-openings", "-0.25"], ["alphazero.py", "--lr-final", "0"],
                                   ["gumbel.py", "--lr-final", "-1e-4"], ["alphazero.py", "--q-weight", "1.5"],
                                   ["gumbel.py", "--q-weight", "-0.5"]])
-def test_every_number_out_of_its_range_gets_one_line_and_status_1(argv):
-    out = run(*argv)
-    assert out.returncode == 1 and out.stdout == "" and len(out.stderr.strip().splitlines()) == 1
-    assert out.stderr.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in out.stderr
+def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
+    message = exit_message(*argv)
+    assert len(message.splitlines()) == 1 and capsys.readouterr().out == ""
+    assert message.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in message
 
 
 def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
@@ -563,8 +584,8 @@ def test_checkpoint_round_trip_and_bad_files(tmp_path):
     (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
     for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
                  ["--play", "--checkpoint", str(tmp_path / "missing.pt")]):
-        out = run("alphazero.py", *argv)
-        assert out.returncode != 0 and "Traceback" not in out.stderr and len(out.stderr.strip().splitlines()) == 1
+        message = exit_message("alphazero.py", *argv)
+        assert message.startswith("alphazero.py: error: ") and len(message.splitlines()) == 1
 
 
 def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
@@ -576,7 +597,7 @@ def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
     out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
               stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
     assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
-    assert run("alphazero.py", "--net", "cnn").stderr.strip() == \
+    assert exit_message("alphazero.py", "--net", "cnn") == \
         "alphazero.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
 
 
@@ -723,8 +744,7 @@ def test_gumbel_cli_trains_and_plays(tmp_path):
     out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent",
               stdin="a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n" * 2)
     assert out.returncode == 0 and any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
-    out = run("gumbel.py", "--simulations", "0")
-    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert exit_message("gumbel.py", "--simulations", "0").startswith("gumbel.py: error: --simulations 0 is for --play")
 
 
 def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
@@ -826,9 +846,8 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
     assert torch.load(path, weights_only=True)["iterations_done"] == 4 and alphazero.load(path).kind == "mlp"
     before = open(path, "rb").read()
-    out = run("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
-              "--iterations", "6", "--hidden", "64", "--resume", "--out", path)
-    assert out.returncode == 1 and out.stderr.strip() == \
+    assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
+                        "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
         f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
     assert open(path, "rb").read() == before  # left as it was
     ckpt = torch.load(path, weights_only=True)
