@@ -26,8 +26,7 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, temp_moves=8, steps=400, mirror=True)}
-COMMON = dict(window=20, batch=256, lr=1e-3, lr_final=None, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25,
-              net="mlp", reuse_tree=False, random_openings=0.0, q_weight=0.0)
+COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25, reuse_tree=False)
 
 
 class Node:
@@ -105,37 +104,19 @@ def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out.
-    kind "mlp" is the lab's two hidden layers; "conv" puts two 3x3 convolutions (32 channels) on the board first."""
+    """The policy-value network: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out."""
 
-    def __init__(self, game, hidden, kind="mlp"):
+    def __init__(self, game, hidden):
         super().__init__()
-        self.game, self.hidden, self.kind = game, hidden, kind
+        self.game, self.hidden = game, hidden
         n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions
-        self.conv = torch.nn.Identity()  # no weights: a mlp checkpoint has none here
-        if kind == "conv":
-            rows, cols = GAMES[game].board_shape
-            self.conv = torch.nn.Sequential(torch.nn.Unflatten(1, (2, rows, cols)),
-                                            torch.nn.Conv2d(2, 32, 3, padding=1), torch.nn.ReLU(),
-                                            torch.nn.Conv2d(32, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten())
-            n_in = 32 * rows * cols
         self.body = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(),
                                         torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
         self.policy, self.value = torch.nn.Linear(hidden, n_out), torch.nn.Linear(hidden, 1)
 
     def forward(self, x):
-        h = self.body(self.conv(x))
+        h = self.body(x)
         return self.policy(h), torch.tanh(self.value(h)).squeeze(-1)
-
-
-def conv3x3(x, weight, bias):
-    """A 3x3 convolution with padding 1 in numpy: x (batch, in, rows, cols), weight (out, in, 3, 3). The nine shifted
-    copies of the padded input side by side make it one matrix product."""
-    b, _, rows, cols = x.shape
-    p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    patches = np.stack([p[:, :, i:i + rows, j:j + cols] for i in range(3) for j in range(3)], axis=2)
-    out = patches.transpose(0, 3, 4, 1, 2).reshape(b * rows * cols, -1) @ weight.reshape(len(weight), -1).T + bias
-    return out.reshape(b, rows, cols, -1).transpose(0, 3, 1, 2)
 
 
 class NumpyNet:
@@ -143,18 +124,11 @@ class NumpyNet:
 
     def __init__(self, net):
         self.game = net.game
-        self.convs = [(layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy())
-                      for layer in net.conv.children() if isinstance(layer, torch.nn.Conv2d)]
         w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
              for layer in (net.body[0], net.body[2], net.policy, net.value)]
         (self.w1, self.b1), (self.w2, self.b2), (self.wp, self.bp), (self.wv, self.bv) = w
 
     def __call__(self, x):
-        if self.convs:
-            x = x.reshape((len(x), 2) + GAMES[self.game].board_shape)
-            for weight, bias in self.convs:
-                x = np.maximum(conv3x3(x, weight, bias), 0)
-            x = x.reshape(len(x), -1)
         h = np.maximum(x @ self.w1 + self.b1, 0)
         h = np.maximum(h @ self.w2 + self.b2, 0)
         return h @ self.wp + self.bp, np.tanh(h @ self.wv + self.bv)[:, 0]
@@ -202,14 +176,10 @@ def choose_move(state, net, n_simulations, rng=None):
 
 
 def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, alpha=1.0, noise=0.25,
-              reuse_tree=False, random_openings=0.0, q_weight=0.0):
+              reuse_tree=False):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
-    player to move, its visit distribution, and the game's outcome for that player (with --q-weight w, mixed with
-    the search's value q of the position: (1 - w) z + w q, less noisy than a whole game's one result)."""
+    player to move, its visit distribution, and the game's outcome for that player."""
     states = [GAMES[game]() for _ in range(n_games)]
-    for s in states:  # --random-openings: this fraction of the games starts from a uniformly random first move
-        if random_openings and rng.random() < random_openings:
-            s.play(rng.choice(s.legal_moves()))
     roots = [None] * n_games
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
@@ -223,7 +193,7 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
             pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)
             for move, p in visit_policy(root).items():
                 pi[move] = p
-            history[i].append((states[i].encode(), pi, states[i].first_to_move(), -root.w / root.n))
+            history[i].append((states[i].encode(), pi, states[i].first_to_move()))
             move = rng.choice(len(pi), p=pi / pi.sum()) if len(history[i]) <= temp_moves else best_move(root)
             states[i].play(move)
             roots[i] = next((ch for ch in root.children if ch.move == move and ch.children), None) if reuse_tree else None
@@ -232,10 +202,10 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
     x, pis, zs = [], [], []
     for state, h in zip(states, history):
         r = 2 * state.result() - 1  # the first player's outcome, in [-1, 1]
-        for enc, pi, first, q in h:
+        for enc, pi, first in h:
             x.append(enc)
             pis.append(pi)
-            zs.append((1 - q_weight) * (r if first else -r) + q_weight * q)
+            zs.append(r if first else -r)
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
@@ -246,7 +216,7 @@ def play_games(job):
     gc.disable()  # nodes point to their parents: cycles that only the collector frees; collecting the trees once,
     try:          # when the games are done, is much cheaper than collecting them again and again as they pile up
         return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], rng, cfg["c_puct"],
-                         cfg["alpha"], cfg["noise"], cfg["reuse_tree"], cfg["random_openings"], cfg["q_weight"])
+                         cfg["alpha"], cfg["noise"], cfg["reuse_tree"])
     finally:
         gc.enable()
         gc.collect(0)  # generation 0: what the games made (a full collection would go through all of torch too)
@@ -268,17 +238,9 @@ def fit(net, optimizer, data, steps, batch, rng):
     return np.mean(losses, axis=0)
 
 
-def step_size(cfg, it):
-    """Adam's step size at iteration `it`: lr throughout, or with --lr-final falling geometrically to lr_final at the
-    last iteration (big steps while the data changes fast, small ones to settle at the end)."""
-    if cfg["lr_final"] is None or cfg["iterations"] == 1:
-        return cfg["lr"]
-    return cfg["lr"] * (cfg["lr_final"] / cfg["lr"]) ** ((it - 1) / (cfg["iterations"] - 1))
-
-
 def settings(game, **overrides):
     """The lab's settings for `game`, with any of them overridden (None means keep the default)."""
-    cfg = dict(SETTINGS[game], **COMMON)
+    cfg = dict(COMMON, **SETTINGS[game])  # a game's own setting first
     cfg.update({k: v for k, v in overrides.items() if v is not None})
     return cfg
 
@@ -306,7 +268,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     workers = workers or os.cpu_count()
-    net = Net(game, cfg["hidden"], cfg["net"])
+    net = Net(game, cfg["hidden"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
                                  fused=True)  # one kernel updates every parameter, not a loop of small ones
     done = resume_from(out, game, cfg, net, optimizer) if resume else 0
@@ -330,8 +292,6 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]
             t1 = time.time()
-            for group in optimizer.param_groups:
-                group["lr"] = step_size(cfg, it)
             value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
             t2 = time.time()
             spent["self-play"], spent["training"] = spent["self-play"] + t1 - t0, spent["training"] + t2 - t1
@@ -360,7 +320,7 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
     """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint.
     Training also saves what --resume needs: Adam's state, the iterations done and the settings."""
     tmp = f"{path}.tmp"
-    ckpt = {"game": net.game, "hidden": net.hidden, "net": net.kind, "state_dict": net.state_dict()}
+    ckpt = {"game": net.game, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
     torch.save(ckpt, tmp)
@@ -383,7 +343,7 @@ def load(path, game=None):
     or wrong-game file."""
     ckpt = read_checkpoint(path)
     try:
-        net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # checkpoints before --net were all mlp
+        net = Net(ckpt["game"], ckpt["hidden"])
         net.load_state_dict(ckpt["state_dict"])
     except Exception as e:
         raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
@@ -497,21 +457,13 @@ if __name__ == "__main__":
     parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
     parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")
     parser.add_argument("--lr", type=number_in(0, lo_open=True), help="Adam step size, > 0 (1e-3)")
-    parser.add_argument("--lr-final", type=number_in(0, lo_open=True),
-                        help="Adam step size at the last iteration, > 0, reached by a geometric fall from --lr (none)")
     parser.add_argument("--weight-decay", type=number_in(0), help="Adam weight decay, >= 0 (1e-4)")
     parser.add_argument("--c-puct", type=number_in(0), help="PUCT exploration constant, >= 0 (1.25)")
     parser.add_argument("--alpha", type=number_in(0, lo_open=True), help="Dirichlet noise concentration, > 0 (1.0)")
     parser.add_argument("--noise", type=number_in(0, 1),
                         help="weight of the Dirichlet noise at the root in self-play, in [0, 1] (0.25)")
     parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
-    parser.add_argument("--net", choices=["mlp", "conv"], help="mlp: the lab's network (default); conv: two 3x3 "
-                        "convolutions with 32 channels before it")
     parser.add_argument("--reuse-tree", action="store_true", help="keep the chosen move's subtree for the next move")
-    parser.add_argument("--random-openings", type=number_in(0, 1), help="fraction of self-play games whose first move "
-                        "is uniformly random, not searched (0): openings self-play would rarely try")
-    parser.add_argument("--q-weight", type=number_in(0, 1), help="weight of the search's value of each position in "
-                        "its value target, in [0, 1] (0: the game's outcome alone)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
                         help=f"self-play processes (default all cores: {os.cpu_count()})")

@@ -313,11 +313,11 @@ def test_a_script_exits_with_one_line_and_status_1(argv):
                                   ["puct.py", "--weight", "-0.1"], ["alphazero.py", "--lr", "0"],
                                   ["alphazero.py", "--weight-decay", "-1"], ["alphazero.py", "--c-puct", "-1"],
                                   ["alphazero.py", "--alpha", "0"], ["alphazero.py", "--noise", "1.5"],
-                                  ["alphazero.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
+                                  ["alphazero_plus.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
                                   ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
-                                  ["gumbel.py", "--random-openings", "-0.25"], ["alphazero.py", "--lr-final", "0"],
-                                  ["gumbel.py", "--lr-final", "-1e-4"], ["alphazero.py", "--q-weight", "1.5"],
-                                  ["gumbel.py", "--q-weight", "-0.5"]])
+                                  ["alphazero_plus.py", "--random-openings", "-0.25"], ["alphazero_plus.py", "--lr-final", "0"],
+                                  ["alphazero_plus.py", "--lr-final", "-1e-4"], ["alphazero_plus.py", "--q-weight", "1.5"],
+                                  ["alphazero_plus.py", "--q-weight", "-0.5"]])
 def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
     message = exit_message(*argv)
     assert len(message.splitlines()) == 1 and capsys.readouterr().out == ""
@@ -325,18 +325,13 @@ def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
 
 
 def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
-    for module in (alphazero, gumbel):
+    for module in (alphazero_plus,):
         cfg = module.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1, lr=1e-2, lr_final=1e-4)
         assert [module.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
         assert module.step_size(module.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
         path = str(tmp_path / f"{module.__name__}.pt")
         module.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
         assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
-
-
-def test_the_readme_gives_the_recipe_that_evaluate_measures():
-    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
-    assert f"python alphazero.py --game connect4 {evaluate.recipe_flags()}" in readme
 
 
 def test_a_short_go_search_prints_what_it_measured():
@@ -360,7 +355,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import alphazero  # noqa: E402
+import alphazero_plus  # noqa: E402
 import evaluate  # noqa: E402
+import further  # noqa: E402
 
 
 def constant_net(n_actions, value):
@@ -480,8 +477,8 @@ def test_connect4_solver_agrees_with_a_public_perfect_solver():
         s = games.ConnectFour()
         for c in moves:
             s.play(int(c) - 1)
-        assert evaluate.solve_connect4(s) == int(score), moves
-        assert evaluate.connect4_move_values(s) == {c: int(v) for c, v in enumerate(per_column) if v != "."}, moves
+        assert further.solve_connect4(s) == int(score), moves
+        assert further.connect4_move_values(s) == {c: int(v) for c, v in enumerate(per_column) if v != "."}, moves
 
 
 def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
@@ -498,24 +495,24 @@ def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
             good.append(next(c for c, v in enumerate(per_column) if v != "." and sign(v) == sign(score)))
             bad.append(losing[0])
     for moves, kept in ((good, len(states)), (bad, 0)):
-        judged = evaluate.Judged(lambda states, rngs, moves=moves: moves)
+        judged = further.Judged(lambda states, rngs, moves=moves: moves)
         assert judged(states, [None] * len(states)) == moves
         assert (judged.kept, judged.judged, judged.skipped) == (kept, len(states), 0) and len(states) >= 20
     lost = []  # every move keeps a lost position lost: judging them would flatter a weak player, so they are skipped
     for line in CONNECT4_SOLVED.split("\n")[1:-1]:
         moves, score = line.split()[:2]
-        if int(score) < 0 and len(moves) >= evaluate.TRUTH_MIN_STONES:
+        if int(score) < 0 and len(moves) >= further.TRUTH_MIN_STONES:
             lost.append(games.ConnectFour())
             for c in moves:
                 lost[-1].play(int(c) - 1)
-    judged = evaluate.Judged(lambda states, rngs: [s.legal_moves()[0] for s in states])
+    judged = further.Judged(lambda states, rngs: [s.legal_moves()[0] for s in states])
     judged(lost, [None] * len(lost))
     assert (judged.kept, judged.judged, judged.skipped) == (0, 0, len(lost)) and len(lost) >= 5
 
 
 def test_the_perfect_connect4_player_picks_only_best_moves_and_all_of_them():
     stand_in = lambda states, rngs: ["stand-in"] * len(states)
-    perfect = evaluate.PerfectConnect4(stand_in)
+    perfect = further.PerfectConnect4(stand_in)
     for line in CONNECT4_SOLVED.split("\n")[1:-1]:
         moves, score, *per_column = line.split()
         s = games.ConnectFour()
@@ -532,25 +529,25 @@ def test_the_perfect_connect4_player_picks_only_best_moves_and_all_of_them():
 
 def test_games_against_the_perfect_connect4_player_count_the_agents_moves():
     random_player = evaluate.random_player
-    games_played = evaluate.perfect_games(("connect4", random_player, random_player, [0, 1, 2, 3], 0, 30_000))
+    games_played = further.Perfect(random_player, random_player, 4, 0, 30_000).run([0, 1, 2, 3])
     for score, agent_moves, stand_in_up_to in games_played:
         assert score == 0.0  # the solver takes over by ~14 stones and a random player cannot hold on
-        assert 4 <= agent_moves <= 21 and evaluate.TRUTH_MIN_STONES - 2 <= stand_in_up_to <= 20
+        assert 4 <= agent_moves <= 21 and further.TRUTH_MIN_STONES - 2 <= stand_in_up_to <= 20
 
 
 def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
     s = games.ConnectFour()
     for c in (0, 1, 0, 1, 0, 1):
         s.play(c)
-    assert evaluate.solve_connect4(s) == 22 - 4  # the first player's fourth stone makes four
+    assert further.solve_connect4(s) == 22 - 4  # the first player's fourth stone makes four
     s.play(0)
-    assert s.is_over() and evaluate.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
+    assert s.is_over() and further.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
 
 
 def test_perfect_player_never_loses_to_random_and_draws_with_itself():
-    scores = evaluate.match_games(("tictactoe", evaluate.perfect_player, evaluate.random_player, list(range(200)), 0, 0))
+    scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.random_player, 200, 0, opening=0).run(range(200))
     assert min(scores) >= 0.5 and len(evaluate.tictactoe_positions()) == 4520
-    scores = evaluate.match_games(("tictactoe", evaluate.perfect_player, evaluate.perfect_player, list(range(20)), 0, 0))
+    scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.perfect_player, 20, 0, opening=0).run(range(20))
     assert scores == [0.5] * 20
 
 
@@ -559,7 +556,8 @@ def test_a_few_iterations_of_training_beat_the_untrained_policy():
     nets = {}
     alphazero.train("tictactoe", cfg, seed=0, workers=1, on_iteration=lambda it, net: nets.update(
         {it: alphazero.NumpyNet(net)}), log=lambda line: None)
-    before, after = (evaluate.optimal_fraction((evaluate.Agent(nets[it], 0), 0, 4520)) / 4520 for it in (0, 3))
+    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
+                     for it in (0, 3))
     assert after > before + 0.05
 
 
@@ -590,21 +588,21 @@ def test_checkpoint_round_trip_and_bad_files(tmp_path):
 
 def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
     path = str(tmp_path / "c.pt")
-    cfg = alphazero.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
-    alphazero.train("tictactoe", cfg, seed=0, workers=1, out=path, log=lambda line: None)
-    net = alphazero.load(path, "tictactoe")
-    assert net.kind == "conv" and alphazero.NumpyNet(net).convs
-    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
+    cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
+    alphazero_plus.train("tictactoe", cfg, seed=0, workers=1, out=path, log=lambda line: None)
+    net = alphazero_plus.load(path, "tictactoe")
+    assert net.kind == "conv" and alphazero_plus.NumpyNet(net).convs
+    out = run("alphazero_plus.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
               stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
     assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
-    assert exit_message("alphazero.py", "--net", "cnn") == \
-        "alphazero.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
+    assert exit_message("alphazero_plus.py", "--net", "cnn") == \
+        "alphazero_plus.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
 
 
 def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
     net, path = alphazero.Net("connect4", 16), str(tmp_path / "old.pt")
-    torch.save({"game": "connect4", "hidden": 16, "state_dict": net.state_dict()}, path)  # no "net" entry
-    back = alphazero.load(path)
+    alphazero.save(net, path)  # alphazero.py's: no "net" entry
+    back = alphazero_plus.load(path)
     assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
 
 
@@ -646,7 +644,7 @@ def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
 import gumbel  # noqa: E402
 
 
-@pytest.mark.parametrize("module", [alphazero, gumbel])
+@pytest.mark.parametrize("module", [alphazero_plus])
 @pytest.mark.parametrize("game", ["tictactoe", "connect4"])
 def test_conv_numpy_forward_equals_torch(module, game):
     torch.manual_seed(1)
@@ -711,29 +709,37 @@ def test_gumbel_search_without_noise_is_deterministic():
 # evaluate.py end to end, small
 
 def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
-    """--part all: the seeds' parts, then going further (one run: Part 2's quick networks serve both)."""
+    import json
+    path = tmp_path / "r.json"
+    out = run("evaluate.py", "--quick", "--json", str(path))
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads(path.read_text())
+    assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
+    assert all("checks" in r and "seconds" in r for r in results.values())
+
+
+def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     import json
     positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
     positions.write_text("# moves score s1 .. s7\n" + CONNECT4_SOLVED.strip() + "\n")
-    out = run("evaluate.py", "--part", "all", "--quick", "--c4-positions", str(positions), "--json", str(path))
+    out = run("further.py", "--quick", "--c4-positions", str(positions), "--json", str(path))
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
-    assert set(results) == {"blog", "1", "2", "3a", "3b", "further", "recipe"} and "Summary" in out.stdout
-    assert all("checks" in r and "seconds" in r for r in results.values())
-    further = results["further"]
-    assert further["checks"] == [True, True] and "answer: the truth (search) orders" in out.stdout
-    bands = further["solver"]["bands"].values()
+    assert set(results) == {"questions", "recipe"} and "Summary" in out.stdout
+    questions = results["questions"]
+    assert questions["checks"] == [True, True] and "answer: the truth (search) orders" in out.stdout
+    bands = questions["solver"]["bands"].values()
     assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
-    assert all(0 <= row["search"]["fraction"] <= 1 for row in further["truth"]["ours"].values())
+    assert all(0 <= row["search"]["fraction"] <= 1 for row in questions["truth"]["ours"].values())
     assert out.stdout.count("  answer: ") == 7 and "the lab's thing to notice" in out.stdout  # five, and the recipe
-    assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(further)
-    assert set(further["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
+    assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(questions)
+    assert set(questions["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
     recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
     assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 4
     perfect = recipe["final"]["v_perfect"]
     # moving second, the agent makes at least 3 moves (the first player's fastest four is its 4th stone), at most 21
     assert perfect["games_each"] == 2 and 0 <= perfect["first_wins"] <= 2 and 3 <= perfect["second_moves"] <= 21
-    assert "search 20 v perfect, first" in out.stdout and "python alphazero.py --game connect4 --iterations" in out.stdout
+    assert "search 20 v perfect, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
 
 
 def test_gumbel_cli_trains_and_plays(tmp_path):
@@ -844,14 +850,14 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=path, log=lambda line: None)
     alphazero.train("tictactoe", dict(cfg, iterations=4), workers=1, out=path, log=lines.append, resume=True)
     assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
-    assert torch.load(path, weights_only=True)["iterations_done"] == 4 and alphazero.load(path).kind == "mlp"
+    assert torch.load(path, weights_only=True)["iterations_done"] == 4
     before = open(path, "rb").read()
     assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
                         "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
         f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
     assert open(path, "rb").read() == before  # left as it was
     ckpt = torch.load(path, weights_only=True)
-    del ckpt["settings"]["q_weight"]  # a checkpoint saved before --q-weight existed trained with its default
+    del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
     torch.save(ckpt, path)
     alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lambda line: None, resume=True)
 
@@ -876,26 +882,19 @@ def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
 # ---------------------------------------------------------------------------------------------------------------
 # Going further in tic-tac-toe: random openings, the losses split by opening, blind spots
 
-@pytest.mark.parametrize("module", [alphazero, gumbel])
-def test_random_openings_start_games_from_every_first_move(module):
+def test_random_openings_start_games_from_every_first_move():
     rng = np.random.default_rng(0)
-    if module is alphazero:
-        x, _, _ = alphazero.self_play("tictactoe", constant_net(9, 0.0), 90, 2, 0, rng, random_openings=1.0)
-    else:
-        x, _, _ = gumbel.self_play("tictactoe", constant_net(9, 0.0), 90, 2, rng, random_openings=1.0)
+    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, 2, 0, rng, random_openings=1.0)
     stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
     assert stones.min() == 1  # no game was searched from the empty board
     firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
     assert firsts == set(range(9))
 
 
-@pytest.mark.parametrize("module", [alphazero, gumbel])
-def test_q_weight_mixes_the_outcome_with_the_searchs_value(module):
+def test_q_weight_mixes_the_outcome_with_the_searchs_value():
     def run(w):
-        rng = np.random.default_rng(0)
-        if module is alphazero:
-            return alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, 30, 9, rng, q_weight=w)
-        return gumbel.self_play("tictactoe", constant_net(9, 0.0), 20, 30, rng, q_weight=w)
+        return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, 30, 9, np.random.default_rng(0),
+                                        q_weight=w)
     (x, pi, z), (x1, pi1, q), (x5, pi5, z5) = run(0.0), run(1.0), run(0.5)
     assert (x == x1).all() and (x == x5).all() and (pi == pi1).all()  # the weight changes the targets, not the games
     assert set(z.tolist()) <= {-1.0, 0.0, 1.0} and np.allclose(z5, (z + q) / 2)
@@ -915,11 +914,11 @@ def test_losses_split_by_the_perfect_players_opening():
     def loses_to_edges(states, rngs):  # perfect, except a losing reply to an edge opening
         return [edge_reply[int(s.x).bit_length() - 1] if s.o == 0 and s.x in (2, 8, 32, 128) else evaluate.optimal_moves(s)[0]
                 for s in states]
-    scores = evaluate.match_games(("tictactoe", loses_to_edges, evaluate.perfect_player, list(range(60)), 5, 0))
-    split = evaluate.losses_by_opening(scores, 5)
+    scores = evaluate.Match("tictactoe", loses_to_edges, evaluate.perfect_player, 60, 5, opening=0).run(range(60))
+    split = further.losses_by_opening(scores, 5)
     assert sum(split.values()) == scores.count(0.0) > 0 and split["edge"] == scores.count(0.0)
-    scores = evaluate.match_games(("tictactoe", evaluate.random_player, evaluate.perfect_player, list(range(60)), 5, 0))
-    split = evaluate.losses_by_opening(scores, 5)
+    scores = evaluate.Match("tictactoe", evaluate.random_player, evaluate.perfect_player, 60, 5, opening=0).run(range(60))
+    split = further.losses_by_opening(scores, 5)
     assert sum(split.values()) == scores.count(0.0) and split["agent first"] > 0 and split["centre"] + split["corner"] > 0
 
 
@@ -935,11 +934,11 @@ def perfect_net(x):
 
 
 def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network():
-    perfect = evaluate.policy_measures(perfect_net)
+    perfect = further.policy_measures(perfect_net)
     assert perfect == {"optimal": 1.0, "common_optimal": 1.0, "blind_spots": 0}
-    untrained = evaluate.policy_measures(alphazero.NumpyNet(alphazero.Net("tictactoe", 32)))
+    untrained = further.policy_measures(alphazero.NumpyNet(alphazero.Net("tictactoe", 32)))
     assert untrained["blind_spots"] > 100 and untrained["optimal"] < 0.9
-    assert len(evaluate.common_positions()) < 4520 and all(not s.is_over() for s in evaluate.common_positions())
+    assert len(further.common_positions()) < 4520 and all(not s.is_over() for s in further.common_positions())
 
 
 def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(capsys):

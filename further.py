@@ -1,0 +1,690 @@
+"""Going further: what the seeds ask but do not measure. The exact Connect Four solver, the truth measure, the
+lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
+
+    python further.py                          # everything (about 55 minutes on 2 cores)
+    python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
+    python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
+    python further.py --quick                  # every part at a small size, in well under a minute
+    python further.py --checkpoint connect4.pt # a Connect Four network: the truth, UCT-400, the perfect player
+"""
+import dataclasses
+import functools
+import math
+import os
+import statistics
+import time
+
+import numpy as np
+
+import alphazero
+import alphazero_plus
+import evaluate
+import games
+from evaluate import (ALGORITHMS, NAMES, Agent, Match, UCTPlayer, after, mean, optimal_moves, parallel, perfect_player,
+                      play_match, progress, reached, run_jobs, snapshots_of, solve, table, tactical_player, time_split,
+                      tictactoe_positions, train_one, winning_columns)
+
+# The exact Connect Four solver: Pascal Pons' method on the game's bitboards (bit 7 * column + row, the top bit of
+# each column always empty). Negamax with alpha-beta over null windows, a table of bounds, only moves that do not
+# hand the opponent a four, and the moves that make the most threats first. Scores: 0 a draw; a win is 22 minus the
+# stones the winner has placed when it makes four; a loss the negative. All for the player to move.
+
+BOTTOM = sum(1 << 7 * c for c in range(7))
+BOARD = BOTTOM * 0b111111  # every playable cell
+COLUMNS = [0b111111 << 7 * c for c in (3, 2, 4, 1, 5, 0, 6)]  # centre first
+
+
+def winning_cells(stones, mask):
+    """The empty cells (playable now or not) where one more stone would give `stones` a four."""
+    r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical: three below
+    for d in (7, 6, 8):  # horizontal and the two diagonals: the four patterns of three around the cell
+        pair = (stones << d) & (stones << 2 * d)
+        r |= pair & (stones << 3 * d) | pair & (stones >> d)
+        pair = (stones >> d) & (stones >> 2 * d)
+        r |= pair & (stones << d) | pair & (stones >> 3 * d)
+    return r & (BOARD ^ mask)
+
+
+class Bounds:
+    """What the solver has learned: lower and upper bounds of positions' values, and a budget of nodes to search."""
+
+    def __init__(self, budget=None):
+        self.lower, self.upper, self.left = {}, {}, budget if budget is not None else math.inf
+
+
+class TooHard(Exception):
+    """The solver's node budget ran out before the position was solved."""
+
+
+def negamax(me, mask, moves, alpha, beta, bounds):
+    """The value for the player to move (whose stones are `me`), who cannot win at once, within [alpha, beta]."""
+    bounds.left -= 1
+    if bounds.left < 0:
+        raise TooHard
+    possible = (mask + BOTTOM) & BOARD
+    threats = winning_cells(me ^ mask, mask)
+    forced = possible & threats
+    if forced & (forced - 1):
+        return -((42 - moves) // 2)  # two threats to block: the opponent wins with its next stone
+    safe = (forced or possible) & ~(threats >> 1)  # nor play under a cell that wins for the opponent
+    if not safe:
+        return -((42 - moves) // 2)
+    if moves >= 40:
+        return 0
+    key = me + mask
+    alpha = max(alpha, -((40 - moves) // 2), bounds.lower.get(key, -99))  # what the stones left and the table allow
+    if alpha >= beta:
+        return alpha
+    beta = min(beta, (41 - moves) // 2, bounds.upper.get(key, 99))
+    if alpha >= beta:
+        return beta
+    order = sorted((c & safe for c in COLUMNS if c & safe),
+                   key=lambda move: -winning_cells(me | move, mask).bit_count())  # stable: centre first on ties
+    for move in order:
+        score = -negamax(me ^ mask, mask | move, moves + 1, -beta, -alpha, bounds)
+        if score >= beta:
+            bounds.lower[key] = score
+            return score
+        alpha = max(alpha, score)
+    bounds.upper[key] = alpha
+    return alpha
+
+
+def solve_connect4(state, bounds=None):
+    """The exact value of a Connect Four position for the player to move. `bounds` (a Bounds) can be shared between
+    positions, and limits the search: TooHard when its budget runs out."""
+    moves, mask = state.moves, state.bits[0] | state.bits[1]
+    if state.is_over():  # the last mover made four with its (moves + 1) // 2-th stone, or the board is full
+        return -(22 - (moves + 1) // 2) if any(map(state.has_four, state.bits)) else 0
+    me = state.bits[moves % 2]
+    if winning_cells(me, mask) & (mask + BOTTOM) & BOARD:
+        return (43 - moves) // 2
+    bounds = bounds or Bounds()
+    lo, hi = -((42 - moves) // 2), (43 - moves) // 2
+    while lo < hi:  # narrow the score with null windows, probing near zero first
+        med = lo + (hi - lo) // 2
+        if med <= 0 and int(lo / 2) < med:
+            med = int(lo / 2)
+        elif med >= 0 and int(hi / 2) > med:
+            med = int(hi / 2)
+        r = negamax(me, mask, moves, med, med + 1, bounds)
+        if r <= med:
+            hi = r
+        else:
+            lo = r
+    return lo
+
+
+def connect4_move_value(state, move, bounds=None):
+    """The exact value, for the player to move, of playing `move`."""
+    if move in winning_columns(state, state.moves % 2):
+        return (43 - state.moves) // 2
+    return -solve_connect4(after(state, move), bounds)
+
+
+def connect4_move_values(state, bounds=None):
+    """{column: the exact value, for the player to move, of playing it}."""
+    bounds = bounds or Bounds()
+    return {m: connect4_move_value(state, m, bounds) for m in state.legal_moves()}
+
+
+TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 30_000  # judge positions with 8+ stones, within 30,000 solver nodes (~0.5 s)
+DEEP_BUDGET = 150_000  # enough for every position with 14+ stones that we met (~2 s at most)
+
+
+class Judged:
+    """A player whose moves the solver judges: does each keep the position's exact outcome (a won position won, a
+    drawn one drawn)? Skipped: lost positions (every move keeps them lost, so they would flatter a weak player),
+    positions with fewer than TRUTH_MIN_STONES stones, and those too hard to solve."""
+
+    def __init__(self, player, budget=TRUTH_BUDGET):
+        self.player, self.budget, self.bounds, self.kept, self.judged, self.skipped = player, budget, Bounds(), 0, 0, 0
+
+    def __call__(self, states, rngs):
+        moves = self.player(states, rngs)
+        for s, move in zip(states, moves):
+            try:
+                if s.moves < TRUTH_MIN_STONES:
+                    raise TooHard
+                self.bounds.left = self.budget
+                value = solve_connect4(s, self.bounds)
+                if value < 0:
+                    raise TooHard  # nothing to keep
+                self.bounds.left = self.budget
+                moved = connect4_move_value(s, move, self.bounds)
+                self.kept += moved > 0 if value > 0 else moved >= 0  # won stays won; drawn at least drawn
+                self.judged += 1
+            except TooHard:
+                self.skipped += 1
+        return moves
+
+
+@dataclasses.dataclass
+class Truth(Match):
+    """A Match whose agent's moves the solver judges (within `budget` nodes a position): the total is the fraction of
+    judged moves that kept the exact outcome, and how many were judged and skipped."""
+    budget: int = 30_000
+
+    def run(self, indices):
+        judged = Judged(self.agent, self.budget)
+        play_match(self.game, judged, self.opponent, indices, self.seed, self.opening)
+        return [(judged.kept, judged.judged, judged.skipped)]
+
+    def total(self, counts):
+        kept, judged, skipped = map(sum, zip(*counts))
+        return {"fraction": round(kept / max(judged, 1), 3), "judged": judged, "skipped": skipped}
+
+
+
+class PerfectConnect4:
+    """The perfect Connect Four player: uniformly among the moves of the best exact value. Pure Python cannot solve
+    the first moves of a game (an opening book or compiled code would), so below TRUTH_MIN_STONES stones, or when
+    the solver's budget runs out, `stand_in` moves instead; stood_in: {game's state id: the most stones it saw}."""
+
+    def __init__(self, stand_in, budget=DEEP_BUDGET):
+        self.stand_in, self.budget, self.bounds, self.best, self.stood_in = stand_in, budget, Bounds(), {}, {}
+
+    def best_moves(self, s):
+        if s.key() not in self.best:  # None: too hard
+            self.best[s.key()] = None
+            if s.moves >= TRUTH_MIN_STONES:
+                try:
+                    self.bounds.left = self.budget
+                    values = connect4_move_values(s, self.bounds)
+                    self.best[s.key()] = [m for m, v in values.items() if v == max(values.values())]
+                except TooHard:
+                    pass
+        return self.best[s.key()]
+
+    def __call__(self, states, rngs):
+        best = [self.best_moves(s) for s in states]
+        hard = [j for j, moves in enumerate(best) if moves is None]
+        stood_in = dict(zip(hard, self.stand_in([states[j] for j in hard], [rngs[j] for j in hard]) if hard else []))
+        for j in hard:
+            self.stood_in[id(states[j])] = states[j].moves
+        return [stood_in[j] if moves is None else moves[rngs[j].integers(len(moves))] for j, moves in enumerate(best)]
+
+
+@dataclasses.dataclass
+class Perfect:
+    """Connect Four games of `agent` against PerfectConnect4 from the empty board (the agent first in even games):
+    [(the agent's score, the moves it made, the most stones on the board when the stand-in moved)]."""
+    agent: object
+    stand_in: object
+    size: int
+    seed: int
+    budget: int
+
+    def run(self, indices):
+        perfect = PerfectConnect4(self.stand_in, self.budget)
+        scores, states = play_match("connect4", self.agent, perfect, indices, self.seed, 0)
+        return [(score, (s.moves + (i % 2 == 0)) // 2, perfect.stood_in.get(id(s), 0))
+                for i, score, s in zip(indices, scores, states)]
+
+    def total(self, games):
+        return games
+
+
+
+def report_sizes(quick):
+    """connect4_report's games against the tactical player and UCT, UCT's simulations, games for the truth and
+    against the perfect player (each colour), and solver budgets (truth, perfect player)."""
+    return (4, 2, 50, 2, 2, (5_000, 5_000)) if quick else (100, 100, 400, 40, 50, (TRUTH_BUDGET, DEEP_BUDGET))
+
+
+def connect4_report(net, name, n_simulations, args):
+    """A Connect Four network, measured with `n_simulations` and with DEEP_SIMULATIONS: against the tactical player and UCT-400,
+    the truth fraction, and games against the perfect player."""
+    deep = 20 if args.quick else DEEP_SIMULATIONS
+    n_tactical, n_uct, uct, n_truth, n_perfect, budgets = report_sizes(args.quick)
+    jobs = {"policy v tactical": Match("connect4", Agent(net, 0), tactical_player, n_tactical, args.seed),
+            f"search {deep} v tactical": Match("connect4", Agent(net, deep), tactical_player, n_tactical, args.seed),
+            f"search {deep} v UCT-{uct}": Match("connect4", Agent(net, deep), UCTPlayer(uct), n_uct, args.seed),
+            "v_perfect": Perfect(Agent(net, deep), Agent(net, 4 * deep), 2 * n_perfect, args.seed, budgets[1])}
+    for label, sims in (("policy", 0), (f"search {n_simulations}", n_simulations), (f"search {deep}", deep)):
+        jobs[f"{label}: truth"] = Truth("connect4", Agent(net, sims), tactical_player, n_truth, args.seed,
+                                        budget=budgets[0])
+    progress(f"measuring {name}: {n_tactical} games against the tactical player, {n_uct} against "
+             f"UCT-{uct}, {2 * n_perfect} against the perfect player, the truth along {n_truth}")
+    r = run_jobs(jobs, args.workers)
+    games_v_perfect = r.pop("v_perfect")
+    first, second = games_v_perfect[0::2], games_v_perfect[1::2]  # the agent moved first in the even games
+    ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
+    ours["v_perfect"] = {"first_wins": sum(g[0] == 1 for g in first), "first_draws": sum(g[0] == 0.5 for g in first),
+                         "second_moves": round(mean([g[1] for g in second]), 1),
+                         "second_not_lost": sum(g[0] > 0 for g in second), "games_each": len(first),
+                         "stand_in_up_to": max(g[2] for g in games_v_perfect)}
+    p = ours["v_perfect"]
+    rows = [[k, f"{v['fraction']:.3f} ({v['judged']} moves judged, {v['skipped']} not)" if isinstance(v, dict) else v]
+            for k, v in ours.items() if k != "v_perfect"]
+    rows += [[f"search {deep} v perfect, first", f"won {p['first_wins']} of {p['games_each']} (drew "
+                                                   f"{p['first_draws']})"],
+             [f"search {deep} v perfect, second", f"lasted {p['second_moves']} moves on average (did not lose "
+                                                    f"{p['second_not_lost']} of {p['games_each']})"]]
+    table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
+          f"the fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
+          f"{TRUTH_MIN_STONES}+ stones, along {n_truth} games against the tactical player.\n  The perfect player: the solver, uniformly among its best "
+          f"moves, from the empty board (below {TRUTH_MIN_STONES} stones, or beyond {budgets[1]:,} nodes, the same\n"
+          f"  network with {4 * deep} simulations stands in for it: here up to {p['stand_in_up_to']} stones)",
+          ["measure", "ours"], rows)
+    return ours
+
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Going further: the lab's open questions about Connect Four, answered by measurement against the exact solver
+
+C4_POSITIONS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "shared", "data", "c4_positions.txt")
+
+
+def solve_listed(task):
+    """Solve listed positions ("MOVES SCORE ...", columns from 1) within a node budget, (positions with fewer than 14
+    stones, budget for those with 14+): [(stones, agrees, seconds)], agrees None when the budget ran out."""
+    lines, (budget_below_14, budget) = task
+    out = []
+    for line in lines:
+        moves, score = line.split()[:2]
+        s = games.ConnectFour()
+        for c in moves:
+            s.play(int(c) - 1)
+        start = time.process_time()
+        try:
+            value = solve_connect4(s, Bounds(budget if len(moves) >= 14 else budget_below_14))
+            out.append((len(moves), value == int(score), time.process_time() - start))
+        except TooHard:
+            out.append((len(moves), None, time.process_time() - start))
+    return out
+
+
+def further_solver(args):
+    """The solver against a public perfect solver's values, by the number of stones on the board."""
+    if not os.path.exists(args.c4_positions):
+        print(f"\n  (no {args.c4_positions}: the solver's check against a public perfect solver is skipped)")
+        return {"checks": []}
+    lines = [line for line in open(args.c4_positions) if line.strip() and not line.startswith("#")]
+    # 14+ stones need at most ~110k nodes; below, the truth measure's budget shows what it can judge (more is
+    # mostly spent on positions no budget here would solve)
+    lines, budget = (lines[::10], (5_000, 20_000)) if args.quick else (lines, (TRUTH_BUDGET, DEEP_BUDGET))
+    k = 2 * args.workers
+    found = [r for part in parallel(solve_listed, [(lines[i::k], budget) for i in range(k)]) for r in part]
+    rows, bands = [], {}
+    for lo, hi in ((4, 7), (8, 13), (14, 20), (21, 36)):
+        band = [r for r in found if lo <= r[0] <= hi]
+        judged = sorted(r[2] for r in band if r[1] is not None)
+        bands[f"{lo}-{hi}"] = {"positions": len(band), "judged": len(judged), "agree": sum(r[1] is True for r in band),
+                               "median_seconds": round(statistics.median(judged), 4) if judged else None}
+        rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
+                     f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
+    table(f"Going further: the exact Connect Four solver against a public perfect solver ({len(found)} positions of "
+          f"{args.c4_positions.split(os.sep)[-1]},\n  at most {budget[1]:,} nodes each with 14+ stones, {budget[0]:,} "
+          f"below)",
+          ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
+    judged = [r for r in found if r[1] is not None]
+    every14 = all(r[1] is not None for r in found if r[0] >= 14)
+    median = statistics.median(r[2] for r in judged if r[0] >= 14) if judged else None
+    print(f"  answer: the solver agrees on {sum(r[1] for r in judged)} of the {len(judged)} positions it judged "
+          f"({len(found) - len(judged)} skipped, over the budget); {'every' if every14 else 'not every'} "
+          f"position with 14 or more stones was judged (a median {median:.4f} CPU-s each)")
+    return {"bands": bands, "budget": budget, "median_seconds_14": median,
+            "checks": [all(r[1] for r in judged), every14]}
+
+
+def part_2_results(args):
+    """Part 2's snapshots and their scores, which the Connect Four questions start from. Part 2 runs here, its
+    training and its matches, printing its tables: the same seed trains the same networks."""
+    progress("further: Part 2 first (the same seed: the same networks)")
+    scores = evaluate.part_2(args)["ours"]
+    cfg, nets, _, clock, _ = evaluate.part_2_training(args.quick, args.seed, args.workers)
+    n_tactical, uct_games, uct_sims = evaluate.part_2_sizes(args.quick)
+    return dict(nets=nets, scores=scores, clock=clock, simulations=cfg["simulations"], n_tactical=n_tactical,
+                uct_games=uct_games, uct_sims=uct_sims)
+
+
+def further_truth(args, part2):
+    """Part 2's snapshots measured against the truth: the fraction of the agent's moves (against the tactical player)
+    that keep the exact outcome, beside the snapshot's score against UCT-400."""
+    nets, uct = part2["nets"], {it: part2["scores"][it]["search_v_uct"] for it in part2["nets"]}
+    n_games = 4 if args.quick else 40
+    sims = part2["simulations"]
+    progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
+    budget = 20_000 if args.quick else TRUTH_BUDGET
+    jobs = {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, n_games, args.seed, budget=budget)
+            for it, net in nets.items() for label, n in (("policy", 0), ("search", sims))}
+    r = run_jobs(jobs, args.workers)
+    rows = [[it, r[f"{it}:policy"]["fraction"], r[f"{it}:search"]["fraction"], r[f"{it}:search"]["judged"],
+             f"{uct[it]:.2f}"] for it in nets]
+    table(f"Going further: measuring against the truth. Along {n_games} games against the tactical player (random "
+          f"two-move openings, both colours),\n  the fraction of the agent's moves that keep the position's exact "
+          f"outcome (positions with {TRUTH_MIN_STONES}+ stones the solver judges), beside the score against "
+          f"UCT-{part2['uct_sims']}", ["iteration", "policy: truth", f"search {sims}: truth", "moves judged",
+                                      f"search v UCT-{part2['uct_sims']}"], rows)
+    its = list(nets)
+    pairs = [(a, b) for i, a in enumerate(its) for b in its[i + 1:]]
+    sign = lambda x: (x > 0) - (x < 0)
+    agree = sum(sign(r[f"{b}:search"]["fraction"] - r[f"{a}:search"]["fraction"]) == sign(uct[b] - uct[a])
+                for a, b in pairs)
+    se_truth = statistics.mean(math.sqrt(max(r[f"{it}:search"]["fraction"] * (1 - r[f"{it}:search"]["fraction"]), 1e-9)
+                                         / max(r[f"{it}:search"]["judged"], 1)) for it in its)
+    se_uct = statistics.mean(math.sqrt(uct[it] * (1 - uct[it]) / part2["uct_games"]) for it in its)
+    print(f"  answer: the truth (search) orders {agree} of the {len(pairs)} pairs of snapshots as the score against "
+          f"UCT-{part2['uct_sims']} does;\n  standard errors: the truth's {se_truth:.3f} on average, the score's {se_uct:.3f} (over "
+          f"{part2['uct_games']} games): "
+          f"{'the truth is the steadier measure' if se_truth < se_uct else 'the score is the steadier measure'}")
+    return {"ours": {it: {"policy": r[f"{it}:policy"], "search": r[f"{it}:search"], "search_v_uct": uct[it]}
+                     for it in its}, "pairs_agreeing": agree, "pairs": len(pairs), "se_truth": se_truth,
+            "se_uct": se_uct}
+
+
+def strength_jobs(net, n_simulations, args, tag, algorithm="alphazero", labels=("policy", "search")):
+    """The measures that compare two trainings: the raw policy and search against the tactical player, search
+    against UCT-400 (Part 2's game counts), and the truth fraction of the raw policy and of search."""
+    n_tactical, n_other, uct = evaluate.part_2_sizes(args.quick)
+    n_truth, budget = (2, 5_000) if args.quick else (40, TRUTH_BUDGET)
+    jobs = {}
+    for label in labels:
+        agent = Agent(net, n_simulations if label == "search" else 0, algorithm)
+        jobs[f"{tag}{label}_v_tactical"] = Match("connect4", agent, tactical_player, n_tactical, args.seed)
+        jobs[f"{tag}{label}_truth"] = Truth("connect4", agent, tactical_player, n_truth, args.seed, budget=budget)
+    jobs[f"{tag}search_v_uct"] = Match("connect4", Agent(net, n_simulations, algorithm), UCTPlayer(uct), n_other,
+                                       args.seed)
+    return jobs
+
+
+def strengths(r, tag):
+    """strength_jobs' results as one row: scores, and truth fractions."""
+    return {k: r[tag + k]["fraction"] if k.endswith("truth") else round(mean(r[tag + k]), 3)
+            for k in ("policy_v_tactical", "search_v_tactical", "search_v_uct", "policy_truth", "search_truth")
+            if tag + k in r}
+
+
+def lab_settings(game, **overrides):
+    """alphazero_plus.py's settings at the lab's values (its changes off), with any of them overridden: to train as
+    alphazero.py does, plus one change."""
+    cfg = dict(alphazero_plus.COMMON, **alphazero.settings(game))
+    cfg.update({k: v for k, v in overrides.items() if v is not None})
+    return cfg
+
+
+def further_conv(args, part2, truth):
+    """The convolutional network against the lab's MLP, both at Part 2's settings: strength per game (the same
+    iteration) and per second of training (the nearest cumulative seconds). Up to iteration 40, not 60: each of
+    its iterations costs about 12 s here against the MLP's 4 (about 8 times the arithmetic in the Adam steps), and
+    the 60th would cost this part 4 more minutes."""
+    keep = [it for it in part2["nets"] if 0 < it <= 40]
+    cfg = lab_settings("connect4", net="conv", iterations=keep[-1], games=10 if args.quick else None,
+                       steps=10 if args.quick else None, simulations=part2["simulations"])
+    progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
+    nets, _, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
+    progress(f"further: measuring {len(keep)} convolutional networks")
+    jobs = {}
+    for it in keep:
+        jobs.update(strength_jobs(nets[it], cfg["simulations"], args, tag=f"{it}:", labels=("search",)))
+    r = run_jobs(jobs, args.workers)
+    conv = {it: dict(strengths(r, f"{it}:"), seconds=round(clock[it])) for it in keep}
+    mlp = {it: dict(search_v_tactical=part2["scores"][it]["search_v_tactical"],
+                    search_v_uct=part2["scores"][it]["search_v_uct"], search_truth=truth["ours"][it]["search"]["fraction"],
+                    seconds=round(part2["clock"][it])) for it in part2["nets"] if it > 0}
+    columns = ("search_v_tactical", "search_v_uct", "search_truth", "seconds")
+    uct = part2["uct_sims"]
+    table(f"Going further: a convolutional network (two 3x3 convolutions, 32 channels) against the lab's MLP, both at "
+          f"Part 2's settings\n  search with {cfg['simulations']} simulations: score against the tactical player and "
+          f"UCT-{uct}, truth fraction, and cumulative training seconds",
+          ["iteration", "mlp v tactical", "conv", f"mlp v UCT-{uct}", "conv", "mlp truth", "conv", "mlp seconds",
+           "conv"], [[it] + [x for k in columns for x in (mlp[it][k], conv[it][k] if it in conv else "")] for it in mlp])
+    # at equal seconds: each conv snapshot beside the MLP snapshot whose training time is nearest
+    nearest = {it: min(mlp, key=lambda m: abs(mlp[m]["seconds"] - conv[it]["seconds"])) for it in keep}
+    by_games = sum(conv[it]["search_truth"] > mlp[it]["search_truth"] for it in keep)
+    by_seconds = sum(conv[it]["search_truth"] > mlp[nearest[it]]["search_truth"] for it in keep)
+    pairs = ", ".join(f"conv {it} ({conv[it]['seconds']:.0f} s) ~ mlp {nearest[it]} ({mlp[nearest[it]]['seconds']:.0f} s)"
+                      for it in keep)
+    verdict = lambda k: "the convolutional network" if k > len(keep) / 2 else "the MLP" if k < len(keep) / 2 else "neither"
+    print(f"  answer: at equal games (the same iteration) the convolutional network keeps the truth more often at "
+          f"{by_games} of {len(keep)} snapshots: {verdict(by_games)} is stronger;\n  at equal seconds ({pairs}) at "
+          f"{by_seconds} of {len(keep)}: {verdict(by_seconds)} is stronger per second on two cores")
+    return {"conv": conv, "mlp": mlp, "nearest": nearest, "stronger_by_games": verdict(by_games),
+            "stronger_by_seconds": verdict(by_seconds)}
+
+
+def further_gumbel(args, part2):
+    """Part 3a's question in Connect Four: trained with 4 and with 8 simulations a move, PUCT against Gumbel."""
+    budgets = (4, 8)
+    runs = [(a, sims) for sims in budgets for a in ("alphazero", "gumbel")]
+    cfgs = {(a, sims): ALGORITHMS[a].settings("connect4", simulations=sims, iterations=2 if args.quick else 30,
+                                              games=10 if args.quick else None, steps=10 if args.quick else None)
+            for a, sims in runs}
+    iterations = cfgs[runs[0]]["iterations"]
+    progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, {iterations} "
+             f"iterations each, the four side by side")
+    snapshots, _ = zip(*parallel(train_one, [(a, "connect4", cfgs[a, sims], args.seed, (iterations,))
+                                             for a, sims in runs]))
+    nets = [s[iterations] for s in snapshots]
+    progress("further: measuring the four networks")
+    jobs = {}
+    for (a, sims), net in zip(runs, nets):
+        jobs.update(strength_jobs(net, sims, args, f"{a}:{sims}:", algorithm=a))
+    r = run_jobs(jobs, args.workers)
+    ours = {f"{NAMES[a]} {sims}": strengths(r, f"{a}:{sims}:") for a, sims in runs}
+    columns = ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_v_uct", "search_truth")
+    uct = part2["uct_sims"]
+    table(f"Going further: training Connect Four with few simulations, PUCT against Gumbel search ({iterations} "
+          f"iterations of Part 2's settings)\n  the raw policy and search at the training budget: score against the "
+          f"tactical player and UCT-{uct}, truth fraction",
+          ["", "policy v tactical", "policy truth", "search v tactical", f"search v UCT-{uct}", "search truth"],
+          [[label] + [row[k] for k in columns] for label, row in ours.items()])
+    n_tactical = part2["n_tactical"]
+    better = {sims: [k for k in ("policy_v_tactical", "policy_truth") if ours[f"gumbel {sims}"][k] > ours[f"puct {sims}"][k]]
+              for sims in budgets}
+    gaps = {sims: ours[f"gumbel {sims}"]["policy_v_tactical"] - ours[f"puct {sims}"]["policy_v_tactical"] for sims in budgets}
+    se = math.sqrt(2 * 0.25 / n_tactical)  # the largest standard error of a difference of two scores
+    print("  answer: " + "; ".join(f"with {sims} simulations Gumbel's raw policy is ahead on {len(better[sims])} of 2 "
+                                   f"measures (against the tactical player by {gaps[sims]:+.2f}, two standard errors "
+                                   f"{2 * se:.2f})" for sims in budgets)
+          + f":\n  Part 3a's advantage {'survives' if all(len(b) == 2 for b in better.values()) else 'does not clearly survive'} "
+            f"in Connect Four")
+    return {"ours": ours, "iterations": iterations, "gumbel_ahead": better}
+
+
+OPENINGS = {4: "centre", 0: "corner", 2: "corner", 6: "corner", 8: "corner", 1: "edge", 3: "edge", 5: "edge", 7: "edge"}
+
+
+def losses_by_opening(scores, seed):
+    """Losses to the perfect player (match_games with opening 0) split by who opened: the agent (first in even
+    games), or the perfect player on the centre, a corner or an edge. The perfect player's opening in game i is its
+    first draw from that game's generator (the agent draws nothing), replayed here."""
+    split = dict.fromkeys(("agent first", "centre", "corner", "edge"), 0)
+    for i, score in enumerate(scores):
+        if score == 0:
+            opening = perfect_player([games.TicTacToe()], [np.random.default_rng([seed, i, 1])])[0]
+            split["agent first" if i % 2 == 0 else OPENINGS[opening]] += 1
+    return split
+
+
+@functools.lru_cache(maxsize=1)
+def common_positions():
+    """The positions that arise when both sides play only optimal moves, from the empty board."""
+    return list(reached(optimal_moves).values())
+
+
+def policy_measures(net):
+    """The raw policy over the 4,520 positions: its optimal-move fraction there and over the common positions, and
+    its blind spots: positions where its move worsens the exact outcome (a win to a draw or loss, a draw to a loss)."""
+    positions, common = tictactoe_positions(), {s.key() for s in common_positions()}
+    moves = Agent(net, 0)(positions, [None] * len(positions))
+    optimal = [m in optimal_moves(s) for s, m in zip(positions, moves)]
+    return {"optimal": round(mean(optimal), 3),
+            "common_optimal": round(mean([o for s, o in zip(positions, optimal) if s.key() in common]), 3),
+            "blind_spots": sum(-solve(after(s, m)) < solve(s) for s, m in zip(positions, moves))}
+
+
+def spread(values, digits=3):
+    """The mean ± the standard deviation over seeds, as text."""
+    return f"{statistics.mean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
+
+
+def further_tictactoe(args):
+    """The lab's two tic-tac-toe questions, with Part 1's settings and 3 seeds each: does starting some self-play
+    games from a random first move cure the edge-opening blind spot, and what do noise and temperature do?"""
+    q = args.quick
+    seeds, keep = [args.seed + i for i in range(3)], ((1, 2) if q else (5, 10, 20, 40))
+    n_games = 10 if q else 100
+    ways = {"default": {}, "random openings 0.25": dict(random_openings=0.25), "no noise": dict(noise=0.0),
+            "temperature on move 1": dict(temp_moves=1), "no noise, temperature on move 1": dict(noise=0.0, temp_moves=1)}
+    cfgs = {way: lab_settings("tictactoe", iterations=keep[-1], games=10 if q else None,
+                              simulations=10 if q else None, steps=10 if q else None, **o)
+            for way, o in ways.items()}
+    runs = [(way, seed) for way in ways for seed in seeds]
+    progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
+             f"iterations each, side by side")
+    snapshots, _ = zip(*parallel(train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep)
+                                             for way, seed in runs]))
+    nets = dict(zip(runs, snapshots))
+    progress(f"further: measuring {len(runs)} networks: {n_games} games against the perfect player each, policy and "
+             f"search, and the raw policy on every position")
+    jobs = {}
+    for run in runs:
+        for label, sims in (("policy", 0), ("search", cfgs[run[0]]["simulations"])):
+            jobs[run + (label,)] = Match("tictactoe", Agent(nets[run][keep[-1]], sims), perfect_player, n_games,
+                                         args.seed, opening=0)
+    r = run_jobs(jobs, args.workers)
+    final = {run: dict(policy_measures(nets[run][keep[-1]]),
+                       **{f"{label}_losses": losses_by_opening(r[run + (label,)], args.seed) for label in ("policy", "search")})
+             for run in runs}
+    curves = {run: {it: policy_measures(nets[run][it])["optimal"] for it in keep[:-1]} for run in runs}
+    for run in runs:
+        curves[run][keep[-1]] = final[run]["optimal"]
+    total = lambda run, label: sum(final[run][f"{label}_losses"].values())
+    by_way = {way: [run for run in runs if run[0] == way] for way in ways}
+    n_common = len(common_positions())
+    print(f"\n  common positions: the {n_common} positions (with a move to make) that arise when both sides play only "
+          f"optimal moves;\n  blind spots: positions among the 4,520 where the raw policy's move worsens the exact outcome")
+
+    # 1. Curing the blind spot
+    default = by_way["default"]
+    edge_only = all(total(run, label) == final[run][f"{label}_losses"]["edge"] for run in default for label in ("policy", "search"))
+    rows = [[f"{way}, seed {run[1]}"] + [f"{final[run][f'{label}_losses']['edge']} of {total(run, label)}"
+                                          for label in ("policy", "search")]
+            + [final[run]["optimal"], final[run]["common_optimal"], final[run]["blind_spots"]]
+            for way in ("default", "random openings 0.25") for run in by_way[way]]
+    table(f"Going further: curing the blind spot. Part 1 retrained with --random-openings 0.25 against the default, "
+          f"3 seeds each, iteration {keep[-1]}\n  losses in {n_games} games against the perfect player (those after its "
+          f"edge opening, of all), for the raw policy and search; the raw policy's optimal-move fraction",
+          ["", "policy: edge losses", "search: edge losses", "optimal (4,520)", f"optimal (common {n_common})",
+           "blind spots"], rows)
+    edge = {way: sum(final[run][f"{label}_losses"]["edge"] for run in by_way[way] for label in ("policy", "search"))
+            for way in ways}
+    common = {way: [final[run]["common_optimal"] for run in by_way[way]] for way in ways}
+    print(f"  the lab's thing to notice (at iteration {keep[-1]} every loss comes after the edge opening): "
+          f"{'holds' if edge_only else 'does not hold'} on our 3 default seeds")
+    print(f"  answer: edge-opening losses (policy and search, 3 seeds) {edge['default']} by default, "
+          f"{edge['random openings 0.25']} with random openings: the edge opening "
+          f"{'stops losing' if edge['random openings 0.25'] == 0 else 'still loses'}; optimal in the common positions "
+          f"{spread(common['default'])} by default, {spread(common['random openings 0.25'])} with random openings")
+
+    # 2. What noise and temperature do
+    rows = [[way] + [spread([curves[run][it] for run in by_way[way]]) for it in keep]
+            + [spread([total(run, label) for run in by_way[way]], 1) for label in ("policy", "search")]
+            + [spread([final[run]["blind_spots"] for run in by_way[way]], 1)]
+            for way in ways if way != "random openings 0.25"]
+    table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean ± spread)\n"
+          f"  the raw policy's optimal-move fraction by iteration; at iteration {keep[-1]} losses in {n_games} games "
+          f"against the perfect player and blind spots",
+          ["", *[f"optimal @{it}" for it in keep], "policy losses", "search losses", "blind spots"], rows)
+    learn = {way: statistics.mean(curves[run][keep[0]] for run in by_way[way]) for way in ways}
+    spots = {way: statistics.mean(final[run]["blind_spots"] for run in by_way[way]) for way in ways}
+    four = [way for way in ways if way != "random openings 0.25"]
+    print(f"  answer: fastest to learn (optimal at iteration {keep[0]}): {max(four, key=learn.get)} "
+          f"({learn[max(four, key=learn.get)]:.3f}), slowest {min(four, key=learn.get)} ({learn[min(four, key=learn.get)]:.3f});"
+          f"\n  fewest blind spots at iteration {keep[-1]}: {min(four, key=spots.get)} ({spots[min(four, key=spots.get)]:.1f}), "
+          f"most {max(four, key=spots.get)} ({spots[max(four, key=spots.get)]:.1f})")
+    return {"final": {f"{way} seed {seed}": final[way, seed] for way, seed in runs},
+            "curves": {f"{way} seed {seed}": curves[way, seed] for way, seed in runs}, "n_common": n_common,
+            "edge_only_by_default": edge_only, "edge_losses": edge}
+
+
+def part_questions(args):
+    """The lab's five questions, one table each with an answer line computed from its numbers; the solver's check
+    against a public solver first, since three of the answers rest on it."""
+    r, part2 = {}, None
+    steps = [("solver", "the exact Connect Four solver against a public perfect solver", further_solver),
+             ("truth", "measuring Part 2's networks against the truth", lambda args: further_truth(args, part2)),
+             ("conv", "a convolutional network against the MLP", lambda args: further_conv(args, part2, r["truth"])),
+             ("gumbel", "PUCT against Gumbel when training with 4 and 8 simulations",
+              lambda args: further_gumbel(args, part2)),
+             ("tictactoe", "tic-tac-toe: curing the blind spot; what noise and temperature do", further_tictactoe)]
+    for i, (key, title, fn) in enumerate(steps):
+        start = time.time()
+        if key == "truth":
+            part2 = part_2_results(args)
+        progress(f"further, question {i + 1} of {len(steps)}: {title}")
+        r[key] = fn(args)
+        r[key]["seconds"] = round(time.time() - start, 1)
+        print(f"  ({r[key]['seconds']:.0f} s)")
+    r["checks"] = r["solver"].pop("checks")
+    return r
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A strong Connect Four player, trained from zero in 15 minutes on two cores: the recipe's learning curve, then its
+# final network measured as `--checkpoint` measures one. The bars: with 200 simulations it keeps the exact outcome
+# with 97% of its moves, its raw policy with 90%, and it scores 0.90 against UCT-400.
+
+RECIPE_SECONDS, DEEP_SIMULATIONS = 900, 200  # the training's limit; the simulations the bars are measured with
+
+
+def part_recipe(args):
+    q = args.quick
+    cfg = alphazero_plus.settings("connect4", **(dict(iterations=2, games=10, simulations=10, steps=10) if q else {}))
+    last, deep = cfg["iterations"], 20 if q else DEEP_SIMULATIONS
+    keep = (1, 2) if q else (10, 20, 40, 80, last)
+    _, n_uct, uct, n_truth, _, (truth_budget, _) = report_sizes(q)  # the curve measured as the last network is
+    progress("recipe: training Connect Four with alphazero_plus.py's defaults" + (" (--quick: 2 small iterations)" if q else ""))
+    t0 = time.time()
+    nets, spent, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
+    t1 = time.time()
+    progress(f"recipe: the truth along {n_truth} games and {n_uct} games against UCT-{uct} for iterations {keep[:-1]}")
+    jobs = {}
+    for it in keep[:-1]:
+        jobs[f"{it}:policy: truth"] = Truth("connect4", Agent(nets[it], 0), tactical_player, n_truth, args.seed,
+                                            budget=truth_budget)
+        jobs[f"{it}:search {deep}: truth"] = Truth("connect4", Agent(nets[it], deep), tactical_player, n_truth,
+                                                   args.seed, budget=truth_budget)
+        jobs[f"{it}:search {deep} v UCT-{uct}"] = Match("connect4", Agent(nets[it], deep), UCTPlayer(uct), n_uct,
+                                                       args.seed)
+    r = run_jobs(jobs, args.workers)
+    final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args)
+    truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{uct}"
+    curve = {it: {truths[0]: r[f"{it}:{truths[0]}"], truths[1]: r[f"{it}:{truths[1]}"],
+                  v_uct: round(mean(r[f"{it}:{v_uct}"]), 3)} for it in keep[:-1]}
+    curve[last] = {k: final[k] for k in (*truths, v_uct)}
+    rows = [[it, f"{clock[it]:.0f}", c[truths[0]]["fraction"], c[truths[1]]["fraction"], f"{c[v_uct]:.2f}"]
+            for it, c in curve.items()]
+    table(f"The recipe's learning curve: python alphazero_plus.py --game connect4\n  truth along {n_truth} "
+          f"games against the tactical player; UCT-{uct}: {n_uct} games ({report_sizes(q)[1]} at the last "
+          f"iteration), both colours, random two-move openings", ["iteration", "seconds", *truths, v_uct], rows)
+    trained = sum(spent.values())
+    bars = {f"{truths[1]} >= 0.97": final[truths[1]]["fraction"] >= 0.97,
+            f"{truths[0]} >= 0.90": final[truths[0]]["fraction"] >= 0.90, f"{v_uct} >= 0.90": final[v_uct] >= 0.90,
+            f"training <= {RECIPE_SECONDS} s": trained <= RECIPE_SECONDS}
+    print(f"  answer: trained in {trained:.0f} s; the bars met: {', '.join(k for k, ok in bars.items() if ok) or 'none'}; "
+          f"not met: {', '.join(k for k, ok in bars.items() if not ok) or 'none'}")
+    return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": bars, "checks": list(bars.values()),
+            "time_split": time_split(spent, t1 - t0, time.time() - t1)}
+
+
+
+def measure_checkpoint(args):
+    """A Connect Four network (from alphazero.py or alphazero_plus.py): the truth, UCT-400, the perfect player."""
+    net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
+    return connect4_report(net, args.checkpoint, alphazero_plus.SETTINGS["connect4"]["simulations"], args)
+
+
+def add_arguments(parser):
+    parser.add_argument("--c4-positions", default=C4_POSITIONS,
+                        help="Connect Four positions valued by a public solver, to check ours (default ../shared/data/)")
+
+
+PARTS = {"questions": ("the five going-further questions", part_questions, (2020, 30)),  # seconds: (full, --quick)
+         "recipe": ("a strong Connect Four player in 15 minutes", part_recipe, (1300, 20))}  # on the 2-core machine
+
+if __name__ == "__main__":
+    evaluate.main(PARTS, __doc__, measure_checkpoint, add_arguments=add_arguments)
