@@ -121,9 +121,10 @@ def blog_puct(seeds, n):
     uniform = [r for r in runs if r["weight"] == 0.0]
     leaning = [r for r in runs if r["weight"] == 0.5]
     a = ARTICLE["puct"]
-    rows = [["uniform priors: B1 leads from", a["uniform_leads_from"]] + [r["b1_leads_from"] for r in uniform],
+    lead = lambda r: "-" if r["b1_leads_from"] is None else r["b1_leads_from"]  # None: B1 was not ahead at the end
+    rows = [["uniform priors: B1 leads from", a["uniform_leads_from"]] + [lead(r) for r in uniform],
             ["uniform priors: B1's share", ""] + [r["b1_share"] for r in uniform],
-            ["leaning 0.5 on B1: B1 leads from", a["leaning_leads_from"]] + [r["b1_leads_from"] for r in leaning],
+            ["leaning 0.5 on B1: B1 leads from", a["leaning_leads_from"]] + [lead(r) for r in leaning],
             ["leaning 0.5 on B1: B1's share", a["leaning_share"]] + [r["b1_share"] for r in leaning]]
     table(f"Article, Part 2: PUCT on the Go corner, stand-in network ({n:,} simulations, c_puct = 1.5)",
           ["", "article"] + [f"seed {s}" for s in seeds], rows)
