@@ -11,8 +11,9 @@ the lab's plus a quarter of random openings, which cut the losses after the edge
 """
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # one BLAS thread per process: the processes already fill the cores
+if __name__ == "__main__":  # one BLAS thread a process (see start_process): numpy reads these as it loads
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 import argparse
 import gc
 import math

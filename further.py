@@ -5,12 +5,16 @@ lab's five "Going further" questions answered by measurement, and the strong pla
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
-    python further.py --checkpoint connect4.pt # a Connect Four network: the truth, UCT-400, the perfect player
+    python further.py --checkpoint connect4.pt # a Connect Four network: the truth, UCT-400, the solver player
 """
+import os
+
+if __name__ == "__main__":  # one BLAS thread a process (see start_process): numpy reads these as it loads
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 import dataclasses
 import functools
 import math
-import os
 import statistics
 import time
 
@@ -176,10 +180,11 @@ class Truth(Match):
 
 
 
-class PerfectConnect4:
-    """The perfect Connect Four player: uniformly among the moves of the best exact value. Pure Python cannot solve
-    the first moves of a game (an opening book or compiled code would), so below TRUTH_MIN_STONES stones, or when
-    the solver's budget runs out, `stand_in` moves instead; stood_in: {game's state id: the most stones it saw}."""
+class SolverPlayer:
+    """The solver as a player, where it can solve: uniformly among the moves of the best exact value. Pure Python
+    cannot solve the first moves of a game (an opening book or compiled code would), so below TRUTH_MIN_STONES
+    stones, or when the solver's budget runs out, `stand_in` moves instead: this is not a perfect player from the
+    first move. stood_in: {game's state id: the most stones it saw}."""
 
     def __init__(self, stand_in, budget=DEEP_BUDGET):
         self.stand_in, self.budget, self.bounds, self.best, self.stood_in = stand_in, budget, Bounds(), {}, {}
@@ -206,8 +211,8 @@ class PerfectConnect4:
 
 
 @dataclasses.dataclass
-class Perfect:
-    """Connect Four games of `agent` against PerfectConnect4 from the empty board (the agent first in even games):
+class VersusSolver:
+    """Connect Four games of `agent` against SolverPlayer from the empty board (the agent first in even games):
     [(the agent's score, the moves it made, the most stones on the board when the stand-in moved)]."""
     agent: object
     stand_in: object
@@ -216,9 +221,9 @@ class Perfect:
     budget: int
 
     def run(self, indices):
-        perfect = PerfectConnect4(self.stand_in, self.budget)
-        scores, states = play_match("connect4", self.agent, perfect, indices, self.seed, 0)
-        return [(score, (s.moves + (i % 2 == 0)) // 2, perfect.stood_in.get(id(s), 0))
+        solver = SolverPlayer(self.stand_in, self.budget)
+        scores, states = play_match("connect4", self.agent, solver, indices, self.seed, 0)
+        return [(score, (s.moves + (i % 2 == 0)) // 2, solver.stood_in.get(id(s), 0))
                 for i, score, s in zip(indices, scores, states)]
 
     def total(self, games):
@@ -228,44 +233,45 @@ class Perfect:
 
 def report_sizes(quick):
     """connect4_report's games against the tactical player and UCT, UCT's simulations, games for the truth and
-    against the perfect player (each colour), and solver budgets (truth, perfect player)."""
+    against the solver player (each colour), and solver budgets (truth, solver player)."""
     return (4, 2, 50, 2, 2, (5_000, 5_000)) if quick else (100, 100, 400, 40, 50, (TRUTH_BUDGET, DEEP_BUDGET))
 
 
 def connect4_report(net, name, n_simulations, args):
     """A Connect Four network, measured with `n_simulations` and with DEEP_SIMULATIONS: against the tactical player and UCT-400,
-    the truth fraction, and games against the perfect player."""
+    the truth fraction, and games against the solver player (SolverPlayer, with the network as its stand-in)."""
     deep = 20 if args.quick else DEEP_SIMULATIONS
     n_tactical, n_uct, uct, n_truth, n_perfect, budgets = report_sizes(args.quick)
     jobs = {"policy v tactical": Match("connect4", Agent(net, 0), tactical_player, n_tactical, args.seed),
             f"search {deep} v tactical": Match("connect4", Agent(net, deep), tactical_player, n_tactical, args.seed),
             f"search {deep} v UCT-{uct}": Match("connect4", Agent(net, deep), UCTPlayer(uct), n_uct, args.seed),
-            "v_perfect": Perfect(Agent(net, deep), Agent(net, 4 * deep), 2 * n_perfect, args.seed, budgets[1])}
+            "v_solver": VersusSolver(Agent(net, deep), Agent(net, 4 * deep), 2 * n_perfect, args.seed, budgets[1])}
     for label, sims in (("policy", 0), (f"search {n_simulations}", n_simulations), (f"search {deep}", deep)):
         jobs[f"{label}: truth"] = Truth("connect4", Agent(net, sims), tactical_player, n_truth, args.seed,
                                         budget=budgets[0])
     progress(f"measuring {name}: {n_tactical} games against the tactical player, {n_uct} against "
-             f"UCT-{uct}, {2 * n_perfect} against the perfect player, the truth along {n_truth}")
+             f"UCT-{uct}, {2 * n_perfect} against the solver player, the truth along {n_truth}")
     r = run_jobs(jobs, args.workers)
-    games_v_perfect = r.pop("v_perfect")
-    first, second = games_v_perfect[0::2], games_v_perfect[1::2]  # the agent moved first in the even games
+    games_v_solver = r.pop("v_solver")
+    first, second = games_v_solver[0::2], games_v_solver[1::2]  # the agent moved first in the even games
     ours = {k: v if isinstance(v, dict) else round(mean(v), 3) for k, v in r.items()}
-    ours["v_perfect"] = {"first_wins": sum(g[0] == 1 for g in first), "first_draws": sum(g[0] == 0.5 for g in first),
+    ours["v_solver"] = {"first_wins": sum(g[0] == 1 for g in first), "first_draws": sum(g[0] == 0.5 for g in first),
                          "second_moves": round(mean([g[1] for g in second]), 1),
                          "second_not_lost": sum(g[0] > 0 for g in second), "games_each": len(first),
-                         "stand_in_up_to": max(g[2] for g in games_v_perfect)}
-    p = ours["v_perfect"]
+                         "stand_in_up_to": max(g[2] for g in games_v_solver)}
+    p = ours["v_solver"]
     rows = [[k, f"{v['fraction']:.3f} ({v['judged']} moves judged, {v['skipped']} not)" if isinstance(v, dict) else v]
-            for k, v in ours.items() if k != "v_perfect"]
-    rows += [[f"search {deep} v perfect, first", f"won {p['first_wins']} of {p['games_each']} (drew "
+            for k, v in ours.items() if k != "v_solver"]
+    rows += [[f"search {deep} v solver, first", f"won {p['first_wins']} of {p['games_each']} (drew "
                                                    f"{p['first_draws']})"],
-             [f"search {deep} v perfect, second", f"lasted {p['second_moves']} moves on average (did not lose "
+             [f"search {deep} v solver, second", f"lasted {p['second_moves']} moves on average (did not lose "
                                                     f"{p['second_not_lost']} of {p['games_each']})"]]
     table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
           f"the fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
-          f"{TRUTH_MIN_STONES}+ stones, along {n_truth} games against the tactical player.\n  The perfect player: the solver, uniformly among its best "
-          f"moves, from the empty board (below {TRUTH_MIN_STONES} stones, or beyond {budgets[1]:,} nodes, the same\n"
-          f"  network with {4 * deep} simulations stands in for it: here up to {p['stand_in_up_to']} stones)",
+          f"{TRUTH_MIN_STONES}+ stones, along {n_truth} games against the tactical player.\n  The solver player: the solver's "
+          f"best moves from the empty board, except below {TRUTH_MIN_STONES} stones or beyond {budgets[1]:,} nodes, where "
+          f"the same network\n  with {4 * deep} simulations moves for it (here up to {p['stand_in_up_to']} stones): "
+          f"not a perfect player in the opening",
           ["measure", "ours"], rows)
     return ours
 
@@ -673,7 +679,7 @@ def part_recipe(args):
 
 
 def measure_checkpoint(args):
-    """A Connect Four network (from alphazero.py or alphazero_plus.py): the truth, UCT-400, the perfect player."""
+    """A Connect Four network (from alphazero.py or alphazero_plus.py): the truth, UCT-400, the solver player."""
     net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
     return connect4_report(net, args.checkpoint, alphazero_plus.SETTINGS["connect4"]["simulations"], args)
 

@@ -7,8 +7,9 @@ softmax(logits + sigma(completed Q)), which improves on the network's policy eve
 """
 import os
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")  # one BLAS thread per process: the processes already fill the cores
+if __name__ == "__main__":  # one BLAS thread a process (see start_process): numpy reads these as it loads
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
 import argparse
 import gc
 import math

@@ -510,9 +510,9 @@ def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
     assert (judged.kept, judged.judged, judged.skipped) == (0, 0, len(lost)) and len(lost) >= 5
 
 
-def test_the_perfect_connect4_player_picks_only_best_moves_and_all_of_them():
+def test_the_solver_player_picks_only_best_moves_and_all_of_them():
     stand_in = lambda states, rngs: ["stand-in"] * len(states)
-    perfect = further.PerfectConnect4(stand_in)
+    perfect = further.SolverPlayer(stand_in)
     for line in CONNECT4_SOLVED.split("\n")[1:-1]:
         moves, score, *per_column = line.split()
         s = games.ConnectFour()
@@ -527,9 +527,9 @@ def test_the_perfect_connect4_player_picks_only_best_moves_and_all_of_them():
     assert perfect([early], [np.random.default_rng(0)]) == ["stand-in"] and perfect.stood_in == {id(early): 1}
 
 
-def test_games_against_the_perfect_connect4_player_count_the_agents_moves():
+def test_games_against_the_solver_player_count_the_agents_moves():
     random_player = evaluate.random_player
-    games_played = further.Perfect(random_player, random_player, 4, 0, 30_000).run([0, 1, 2, 3])
+    games_played = further.VersusSolver(random_player, random_player, 4, 0, 30_000).run([0, 1, 2, 3])
     for score, agent_moves, stand_in_up_to in games_played:
         assert score == 0.0  # the solver takes over by ~14 stones and a random player cannot hold on
         assert 4 <= agent_moves <= 21 and further.TRUTH_MIN_STONES - 2 <= stand_in_up_to <= 20
@@ -736,10 +736,10 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     assert set(questions["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
     recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
     assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 4
-    perfect = recipe["final"]["v_perfect"]
+    perfect = recipe["final"]["v_solver"]
     # moving second, the agent makes at least 3 moves (the first player's fastest four is its 4th stone), at most 21
     assert perfect["games_each"] == 2 and 0 <= perfect["first_wins"] <= 2 and 3 <= perfect["second_moves"] <= 21
-    assert "search 20 v perfect, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
+    assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
 
 
 def test_gumbel_cli_trains_and_plays(tmp_path):
