@@ -1,7 +1,8 @@
 """AlphaZero: puct.py grown into the lab's self-play loop. A policy-value network replaces the stand-in; the search
-trains the network that guides the search.
+trains the network that guides the search. Read `search` (PUCT on many games at once), `self_play`, then `train`,
+the loop that ties them together.
 
-    python alphazero.py --game connect4                       # train (2-5 minutes on 2 cores), saves connect4.pt
+    python alphazero.py --game connect4                       # train (2-4 minutes on 2 cores), saves connect4.pt
     python alphazero.py --game connect4 --play                # then play against it in the terminal
     python alphazero.py --game tictactoe                      # the lab's Part 1 (well under a minute)
 """

@@ -2,6 +2,7 @@
 
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs
 whose outcome is certain."""
+import math
 import os
 import random
 import subprocess
@@ -665,6 +666,9 @@ def test_conv_numpy_forward_equals_torch(module, game):
     (4, 2, (0, 0)),                       # fewer simulations than moves: the first n moves once each
     (3, 5, (0, 0, 0, 1, 1)),              # 5 is not a multiple of anything: 3 once, then the best 2 once more
     (16, 2, (0, 0)),
+    # ceil(log2 3) = 2 rounds: 12 // (2 * 3) = 2 visits each to 3 moves, then 12 // (2 * 2) = 3 each to the best 2
+    # (log2 rounded down, 1 round, would give 12 // 3 = 4 visits each to 3 moves: 0, 0, 0, 1, 1, 1, 2, 2, 2, ...)
+    (3, 12, (0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4)),
 ])
 def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
     assert gumbel.get_sequence_of_considered_visits(m, n) == schedule
@@ -947,3 +951,193 @@ def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(capsys):
     rows = capsys.readouterr().out.splitlines()[1:]
     assert sum(row.split()[1] == "0" and row.split()[2] == "-" for row in rows) == 6
     assert all(row.split()[2] != "-" for row in rows if row.split()[1] != "0")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The formulas, each pinned by an example worked by hand, with constants that are not 1, 0.5 or a default, so that
+# a dropped, swapped or divided constant, or a flipped sign, changes the answer
+
+class Arms:
+    """A one-move game: three moves (0, 1, 2), then it is over. Its trees are the root and three leaves."""
+
+    def __init__(self, moved=None):
+        self.moved = moved
+
+    def copy(self):
+        return Arms(self.moved)
+
+    def legal_moves(self):
+        return [] if self.moved is not None else [0, 1, 2]
+
+    def play(self, move):
+        self.moved = move
+
+    def is_over(self):
+        return self.moved is not None
+
+    def first_to_move(self):
+        return self.moved is None
+
+    def result(self):
+        return 0.5
+
+
+def visited_after_setting(search, stats, root_n):
+    """Run `search(on_step)` for one simulation more after the root's first expansions, with the root's children's
+    (N, W) set by hand to `stats` {move: (n, w)} and the root's N to root_n: the move that simulation visits."""
+    chosen = {}
+
+    def on_step(t, root):
+        if len(root.children) == 3 and not chosen:
+            for ch in root.children:
+                ch.n, ch.w = stats[ch.move]
+            root.n, chosen["set"] = root_n, True
+        elif chosen:
+            chosen["move"] = next(ch.move for ch in root.children if ch.n != stats[ch.move][0])
+    search(on_step)
+    return chosen["move"]
+
+
+def test_uct_score_picks_by_hand():
+    # c = 0.7, root N = 8, ln 8 = 2.0794. Q + c sqrt(ln N / n):
+    #   move 0: 4.0 / 5 = 0.8 + 0.7 * sqrt(2.0794 / 5) = 0.8 + 0.4514 = 1.2514
+    #   move 1: 1.6 / 2 = 0.8 + 0.7 * sqrt(2.0794 / 2) = 0.8 + 0.7138 = 1.5138  <- the largest
+    #   move 2: 0.5 / 1 = 0.5 + 0.7 * sqrt(2.0794 / 1) = 0.5 + 1.0094 = 1.5094
+    # c = 1 would pick move 2 (1.8197 against 1.9420), c = 0 move 0 (the first of two 0.8s), 1 / 0.7 move 2, ln N / n
+    # without the square root move 2 (1.5278 against 1.9556), and ln (N + 1) move 2.
+    stats = {0: (5, 4.0), 1: (2, 1.6), 2: (1, 0.5)}
+    search = lambda on_step: mcts.uct_search(Arms(), lambda s, rng: 0.5, 4, c=0.7, on_step=on_step)
+    assert visited_after_setting(search, stats, 8) == 1, "UCT's score: Q + c sqrt(ln N_parent / N)"
+
+
+def test_puct_score_picks_by_hand():
+    # c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n), Q = 0 unvisited:
+    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
+    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
+    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
+    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
+    stats = {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}
+    network = lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5)
+    search = lambda on_step: puct.puct_search(Arms(), network, 2, c_puct=2.5, on_step=on_step)
+    assert visited_after_setting(search, stats, 4) == 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+
+
+def test_alphazero_puct_score_picks_by_hand():
+    # c_puct = 0.75 (the lab's is 1.25), priors 0.5, 0.3, 0.2, root N = 5: sqrt 5 = 2.2361. Values in [-1, 1]:
+    #   move 0: unvisited, 0 + 0.75 * 0.5 * 2.2361 / 1 = 0.8385
+    #   move 1: 3.2 / 4 = 0.8 + 0.75 * 0.3 * 2.2361 / 5 = 0.8 + 0.1006 = 0.9006  <- the largest
+    #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
+    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
+    # pick move 0.
+    root = alphazero.Node()
+    root.children = [alphazero.Node(m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
+    alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
+    assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+
+
+def test_dirichlet_noise_mixes_its_weight_and_alpha():
+    # P = (1 - w) p + w eta, eta ~ Dir(alpha) over 4 moves, w = 0.4, alpha = 0.3, priors 0.7, 0.1, 0.1, 0.1.
+    # Mean of move 0: 0.6 * 0.7 + 0.4 * 1/4 = 0.52 (swapped weights: 0.4 * 0.7 + 0.6 / 4 = 0.43).
+    # Var of eta_0 under Dir(0.3 x 4): a (a0 - a) / (a0^2 (a0 + 1)) = 0.3 * 0.9 / (1.44 * 2.2) = 0.085227, so
+    # Var of P_0 = 0.4^2 * 0.085227 = 0.013636 (alpha = 1 would give 0.16 * 0.0375 = 0.006).
+    # Over 20,000 draws: the mean's standard error is sqrt(0.013636 / 20000) = 0.0008 (tolerance 0.005), the
+    # variance's about 0.0002 (tolerance 0.0015).
+    rng, draws = np.random.default_rng(7), []
+    for _ in range(20_000):
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
+        alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
+        draws.append(root.children[0].prior)
+    assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
+    assert abs(np.var(draws) - 0.013636) < 0.0015, "Dirichlet noise: eta ~ Dir(alpha)"
+
+
+class CountingRng:
+    """A numpy Generator that records the probabilities of every move it samples with choice(n, p=...)."""
+
+    def __init__(self, seed):
+        self.rng, self.sampled = np.random.default_rng(seed), []
+
+    def choice(self, n, p=None):
+        self.sampled.append(np.asarray(p).copy())
+        return self.rng.choice(n, p=p)
+
+    def __getattr__(self, name):
+        return getattr(self.rng, name)
+
+
+def test_temperature_samples_the_first_moves_by_visit_counts():
+    # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
+    # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
+    rng = CountingRng(3)
+    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, 12, 3, rng)
+    assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    first_three = pi[stones < 3]  # each game's first three positions, game by game
+    sampled = [rng.sampled[6 * move + game] for game in range(6) for move in range(3)]  # sampled move by move
+    assert len(first_three) == 18 and all(np.allclose(p, s) for p, s in zip(first_three, sampled))
+
+
+def test_the_value_target_is_the_outcome_for_the_player_to_move():
+    # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
+    # the targets alternate in sign from one position to the next (each seen by the player to move there).
+    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, 4, 9, np.random.default_rng(5))
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
+    decisive = [z[a:b] for a, b in zip(starts, starts[1:]) if z[a] != 0]
+    assert len(decisive) >= 5
+    for game in decisive:
+        assert game[-1] == 1.0, "the value target: +1 for the winner, seen by the player to move"
+        assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
+
+
+def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
+    seen = []
+    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *args: (seen.append(data[-1]), (0.0, 0.0))[1])
+    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), workers=1,
+                    log=lambda line: None)
+    x, pi, z = seen[0]
+    half = len(x) // 2
+    board = x.reshape(len(x), 2, 6, 7)
+    assert (board[half:] == board[:half, :, :, ::-1]).all()  # column c of a board is column 6 - c of its mirror
+    assert (pi[half:] == pi[:half, ::-1]).all(), "a mirrored board's policy is the mirrored policy"
+    assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
+
+
+def test_the_losses_of_a_batch_by_hand():
+    # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
+    # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
+    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560.
+    # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
+    torch.manual_seed(0)
+    net = alphazero.Net("tictactoe", 8)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.policy.bias[0] = math.log(2)
+        net.value.bias[0] = math.atanh(0.6)
+    pi = np.zeros((5, 9), np.float32)
+    pi[:, :2] = 0.5
+    data = [(np.ones((5, 18), np.float32), pi, np.full(5, -0.5, np.float32))]
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    value_loss, policy_loss = alphazero.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
+    assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
+    assert policy_loss == pytest.approx(1.9560, abs=1e-4), "the policy loss: -pi . log p"
+
+
+def test_gumbel_interior_selection_by_hand():
+    # Below the root: argmax pi'(a) - N(a) / (1 + sum N), pi' = softmax(logits + sigma(q)).
+    # Priors 0.7, 0.2, 0.1; visits 8, 2, 1 (sum 11) with means 0.1, -0.3, 0.3.
+    # q rescaled to [0, 1] over the moves: 0.6667, 0, 1; sigma = (50 + 8) * 0.1 = 5.8 times that: 3.8667, 0, 5.8.
+    # logits + sigma: ln 0.7 + 3.8667 = 3.5100, ln 0.2 = -1.6094, ln 0.1 + 5.8 = 3.4974;
+    # e^ of those: 33.448, 0.200, 33.030 (sum 66.678), so pi' = 0.5016, 0.0030, 0.4954.
+    # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
+    # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
+    # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
+    node = gumbel.Node()
+    node.children = [gumbel.Node(m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
+    for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
+        ch.n, ch.w = n, n * mean
+    assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
+    assert gumbel.select_below_root(node).move == 2, "Gumbel's interior rule: argmax pi' - N / (1 + sum N)"
