@@ -157,7 +157,7 @@ def part_blog(args):
     seeds = [args.seed + i for i in range(4)]
     r = {"go": blog_go(seeds, n_go), "chess": blog_chess(args.seed, n_chess, n_flat),
          "puct": blog_puct(seeds, n_puct), "worked_example": blog_worked_example()}
-    checks = []  # the bounds of issue 2, around the article's numbers
+    checks = []  # bounds around the article's numbers (it ran each experiment once)
     for run in r["go"]["runs"]:
         checks += [run["b1_visits"] >= 3500, 0.80 <= run["b1_win_rate"] <= 0.97, (run["b1_leads_from"] or 1e9) <= 500]
     chess = r["chess"]["ours"]

@@ -138,6 +138,7 @@ def test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity():
     m = games.ConnectFour.mirror_encoding(x)
     assert m[42 + 41] == 1 and (games.ConnectFour.mirror_encoding(m) == x).all()
     p = [0.1, 0.2, 0.3, 0.4, 0.0, 0.0, 0.0]
+    assert list(games.ConnectFour.mirror_policy(p)) == [0.0, 0.0, 0.0, 0.4, 0.3, 0.2, 0.1]  # column c to 6 - c
     assert list(games.ConnectFour.mirror_policy(games.ConnectFour.mirror_policy(p))) == p
     t = games.TicTacToe()
     t.play(4)
@@ -545,6 +546,25 @@ def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
     assert s.is_over() and further.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
 
 
+def negamax_ttt(x, o):
+    """Tic-tac-toe's value for the player to move (whose stones are x) by plain minimax, written here apart from
+    evaluate.py's solver: 1 win, 0 draw, -1 loss."""
+    lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+    if any(all(o >> i & 1 for i in line) for line in lines):
+        return -1  # the opponent has just made three
+    empty = [i for i in range(9) if not (x | o) >> i & 1]
+    return max((-negamax_ttt(o, x | 1 << i) for i in empty), default=0)
+
+
+def test_optimal_moves_agree_with_a_minimax_written_apart():
+    positions = evaluate.tictactoe_positions()
+    assert len(positions) == 4520
+    for s in positions[::7]:  # every 7th of the 4,520: 646 positions
+        me, them = (s.x, s.o) if s.first_to_move() else (s.o, s.x)
+        best = max(-negamax_ttt(them, me | 1 << m) for m in s.legal_moves())
+        assert evaluate.optimal_moves(s) == [m for m in s.legal_moves() if -negamax_ttt(them, me | 1 << m) == best]
+
+
 def test_perfect_player_never_loses_to_random_and_draws_with_itself():
     scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.random_player, 200, 0, opening=0).run(range(200))
     assert min(scores) >= 0.5 and len(evaluate.tictactoe_positions()) == 4520
@@ -607,23 +627,26 @@ def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
     assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
 
 
-def test_a_scripted_play_game_ends_with_a_result(tmp_path):
-    path = str(tmp_path / "t.pt")
-    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=5, steps=10)
-    alphazero.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
-    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n" * 2
-    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "20",
-              stdin=moves)
-    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout
-    assert any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
+def test_scripted_play_games_end_as_worked_out(tmp_path):
+    # A network with every weight 0 gives every legal move the same prior, and the raw policy (--simulations 0)
+    # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
+    # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
+    # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
+    net, path = alphazero.Net("tictactoe", 8), str(tmp_path / "zero.pt")
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+    alphazero.save(net, path)
+    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
+    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
     out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0",
-              "--first", "agent", stdin=moves)  # the raw policy: its probabilities, no search
-    assert out.returncode == 0 and "the network's policy (no search):" in out.stdout
-    assert any(end in out.stdout for end in ("you win", "the agent wins", "a draw"))
+              "--first", "agent", stdin=moves)
+    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
     lines = out.stdout.splitlines()
     first = lines.index("the network's policy (no search):")
-    probabilities = [float(line.split()[1]) for line in lines[first + 1:first + 7]]  # the top six, most likely first
-    assert probabilities == sorted(probabilities, reverse=True) and 0.5 < sum(probabilities) <= 1.001
+    probabilities = [float(line.split()[1]) for line in lines[first + 1:first + 7]]  # the top six of 9 equal ones
+    assert probabilities == [0.11] * 6
 
 
 @pytest.mark.parametrize("module", ["alphazero", "gumbel"])
@@ -719,7 +742,12 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
-    assert all("checks" in r and "seconds" in r for r in results.values())
+    # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
+    # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
+    blog = results["blog"]
+    assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
+    assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
+    assert all(len(r["checks"]) > 0 for r in results.values())
 
 
 def test_further_quick_answers_every_question_and_writes_json(tmp_path):
@@ -734,15 +762,12 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     assert questions["checks"] == [True, True] and "answer: the truth (search) orders" in out.stdout
     bands = questions["solver"]["bands"].values()
     assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
-    assert all(0 <= row["search"]["fraction"] <= 1 for row in questions["truth"]["ours"].values())
     assert out.stdout.count("  answer: ") == 7 and "the lab's thing to notice" in out.stdout  # five, and the recipe
     assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(questions)
     assert set(questions["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
     recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
     assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 4
-    perfect = recipe["final"]["v_solver"]
-    # moving second, the agent makes at least 3 moves (the first player's fastest four is its 4th stone), at most 21
-    assert perfect["games_each"] == 2 and 0 <= perfect["first_wins"] <= 2 and 3 <= perfect["second_moves"] <= 21
+    assert recipe["final"]["v_solver"]["games_each"] == 2  # who wins them, at this size, nobody can say
     assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
 
 
@@ -863,7 +888,10 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     ckpt = torch.load(path, weights_only=True)
     del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
     torch.save(ckpt, path)
-    alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lambda line: None, resume=True)
+    lines.clear()
+    alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lines.append, resume=True)
+    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["5/5"]  # after the 4 it had
+    assert torch.load(path, weights_only=True)["iterations_done"] == 5
 
 
 def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
