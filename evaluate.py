@@ -664,6 +664,8 @@ def main(parts, doc, measure, after=None, add_arguments=None):
     if add_arguments:
         add_arguments(parser)
     args = parser.parse_args()
+    if not os.access(os.path.dirname(os.path.abspath(args.json)), os.W_OK):
+        parser.error(f"cannot write {args.json}: its folder does not exist or is not writable")
     alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
     POOL = multiprocessing.Pool(args.workers, alphazero.start_process, (True,)) if args.workers > 1 else None
     results, seconds = {}, {}

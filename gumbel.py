@@ -23,6 +23,7 @@ import torch
 
 import games
 
+ALGORITHM = "gumbel"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, steps=200, mirror=False),
@@ -229,7 +230,8 @@ def outcome(state):
 
 
 def choose_move(state, net, n_simulations, rng=None):
-    """The agent's move: with 0 simulations the raw policy's most likely legal move, else search without noise."""
+    """The agent's move in `state` (a legal move index): with 0 simulations the raw policy's most likely legal move,
+    else the most visited after n_simulations of search without noise. net: a Net (from load) or a NumpyNet."""
     if n_simulations == 0:
         priors, _ = evaluate(net, [state])[0]
         return max(priors, key=priors.get)
@@ -316,7 +318,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     """The self-play loop: play an iteration's games with the current network, train on the last `window`
     iterations, save, repeat. Games run in `workers` processes, each playing its share side by side.
     `spent`, a dict, receives the seconds spent in self-play and in training. resume: go on from the checkpoint at
-    `out` (its network, Adam's state and iteration count; the replay window starts empty)."""
+    `out` (its network, Adam's state and iteration count; the replay window starts empty). Returns the trained Net;
+    it saves a checkpoint each iteration only when given `out`."""
     start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -373,7 +376,7 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
     """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint.
     Training also saves what --resume needs: Adam's state, the iterations done and the settings."""
     tmp = f"{path}.tmp"
-    ckpt = {"game": net.game, "hidden": net.hidden, "state_dict": net.state_dict()}
+    ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
     torch.save(ckpt, tmp)
@@ -409,6 +412,11 @@ def resume_from(path, game, cfg, net, optimizer):
     """Load a training checkpoint's network and Adam state into net and optimizer; return its iterations done.
     Every setting but the number of iterations must be the one it was trained with."""
     ckpt = read_checkpoint(path)
+    if ckpt["game"] != game:  # the game, then the algorithm: alone, before any setting
+        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
+    if ckpt.get("algorithm", ALGORITHM) != ALGORITHM:
+        raise ValueError(f"{path} was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume goes on with "
+                         f"the algorithm that trained it (--play takes any)")
     if "optimizer" not in ckpt:
         raise ValueError(f"{path} holds no training state to resume (saved before --resume existed)")
     then = dict(COMMON, **ckpt["settings"], game=ckpt["game"])  # a setting added since had its default then
@@ -427,10 +435,11 @@ def bar(fraction, width=40):
     return "#" * round(fraction * width)
 
 
-def print_visits(state, root, top=6):
+def print_visits(state, root):
+    """Every legal move, most visited first: its visits and its value for the player who would make it."""
     total = sum(ch.n for ch in root.children)
     print(f"  {'move':>6} {'visits':>7} {'value':>9}")
-    for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
+    for ch in sorted(root.children, key=lambda ch: -ch.n):
         value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
@@ -519,17 +528,23 @@ if __name__ == "__main__":
                         "--iterations, with the same settings (the replay window starts empty: not restored)")
     parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
     parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME_gumbel.pt)")
-    parser.add_argument("--first", choices=["human", "agent"], default="human", help="who starts with --play")
+    parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
+    if args.play and args.resume:
+        parser.error("--resume is for training; --play plays a checkpoint")
+    if not args.play and (args.first or args.checkpoint):
+        parser.error(f"--{'first' if args.first else 'checkpoint'} is for --play; training writes --out")
     if args.simulations == 0 and not args.play:
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
     cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)})
     default = f"{args.game}_gumbel.pt"
     path = args.out or default
+    if not args.play and not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
+        parser.error(f"cannot write {path}: its folder does not exist or is not writable")
     try:
         if args.play:
             play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"],
-                 args.first == "human")
+                 args.first != "agent")
         else:
             train(args.game, cfg, seed=args.seed, workers=args.workers, out=path, resume=args.resume)
             print(f"\ncheckpoint: {path}\nplay against it: python gumbel.py --game {args.game} --play"

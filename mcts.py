@@ -21,6 +21,10 @@ class Node:
 
 
 def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
+    """Grow a tree from root_state (left as it is) by n_simulations of select, expand, simulate, back up; return its
+    root (best_move(root) is the move to play). rollout(state, rng) plays out a copy it may change, with rng a
+    random.Random, and returns the first player's result in [0, 1]; c weighs exploration against the averages;
+    on_step(t, root) runs after each simulation, to watch the search grow."""
     rng = random.Random(seed)
     root = Node(root_state)
     for t in range(1, n_simulations + 1):
@@ -132,9 +136,11 @@ if __name__ == "__main__":
     parser.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")
     parser.add_argument("--c", type=number_in(0), default=None,
                         help="UCT exploration constant, >= 0 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=positive_int, default=400,
+    parser.add_argument("--flat", type=positive_int,
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
+    if args.flat and args.game != "chess":
+        parser.error("--flat is for --game chess: only there does flat Monte Carlo run beside UCT")
     c = args.c if args.c is not None else 0.7 if args.game == "chess" else 1.0
     state, rollout = games.GAMES[args.game](), games.ROLLOUTS[args.game]
     print(state)
@@ -157,9 +163,10 @@ if __name__ == "__main__":
         print(f"B1 is the most visited move for good from simulation {lead}" if lead is not None else
               f"B1 is not the most visited move at the end ({args.simulations} simulations)")
     if args.game == "chess":
-        flat = flat_monte_carlo(state, rollout, args.flat, seed=args.seed)
+        n_flat = args.flat or 400
+        flat = flat_monte_carlo(state, rollout, n_flat, seed=args.seed)
         visits = {ch.move: ch.n for ch in root.children}
-        print(f"\nFlat Monte Carlo ({args.flat} rollouts a move) beside UCT's visits; '!' = allows ...Re1# at once")
+        print(f"\nFlat Monte Carlo ({n_flat} rollouts a move) beside UCT's visits; '!' = allows ...Re1# at once")
         print(f"  {'rank':>4} {'move':>6} {'flat':>6} {'visits':>7}")
         for rank, move in enumerate(sorted(flat, key=lambda m: -flat[m]), 1):
             trap = "  <- Qxd7, the trap" if state.move_name(move) == "Qxd7" else ""

@@ -22,6 +22,10 @@ class Node:
 
 
 def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
+    """Grow a tree from root_state (left as it is) by n_simulations of select, expand, evaluate, back up; return its
+    root (best_move(root) is the move to play, visit_policy(root) the training label). network(state) returns
+    ({legal move: prior}, the first player's result in [0, 1]), and for a finished game no priors and its result;
+    c_puct weighs the priors against the averages; on_step(t, root) runs after each simulation."""
     root = Node(not root_state.first_to_move())
     for t in range(1, n_simulations + 1):
         node, state = root, root_state.copy()

@@ -831,62 +831,23 @@ def test_choose_move_raw_policy_and_search():
 # ---------------------------------------------------------------------------------------------------------------
 # Your own game, defined here only and registered the way the README says (games.py is not edited)
 
-class Nim:
-    """Take 1, 2 or 3 sticks from a heap of 10; whoever takes the last stick wins. Exact solution: leave a
-    multiple of 4 (so from 10 take 2; with 4 or 8 left every move loses)."""
-    n_actions, encoding_size = 3, 11  # action a takes a + 1 sticks; the heap's size one-hot
-
-    def __init__(self, sticks=10):
-        self.sticks, self.moves = sticks, 0
-
-    def copy(self):
-        s = Nim(self.sticks)
-        s.moves = self.moves
-        return s
-
-    def key(self):
-        return self.sticks, self.moves % 2
-
-    def first_to_move(self):
-        return self.moves % 2 == 0
-
-    def is_over(self):
-        return self.sticks == 0
-
-    def legal_moves(self):
-        return list(range(min(3, self.sticks)))
-
-    def play(self, move):
-        self.sticks, self.moves = self.sticks - (move + 1), self.moves + 1
-
-    def result(self):
-        return 1.0 if self.moves % 2 == 1 else 0.0  # the first player won if they made the last move
-
-    def encode(self):
-        return self.encode_many([self])[0]
-
-    @staticmethod
-    def encode_many(states):
-        return np.eye(11, dtype=np.float32)[[s.sticks for s in states]]
-
-    def move_name(self, move):
-        return str(move + 1)
-
-
-def test_your_own_game_runs_uct_and_alphazero_learns_it():
-    assert mcts.best_move(mcts.uct_search(Nim(), games.random_rollout, 3000, seed=0)) == 1  # take 2, leave 8
-    alphazero.GAMES["nim"] = Nim  # the registration the README documents
-    alphazero.SETTINGS["nim"] = dict(hidden=32, iterations=6, games=40, simulations=30, temp_moves=2, steps=100,
-                                     mirror=False)
+def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys):
+    """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
+    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training."""
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
+    block = next(b for b in readme.split("```") if "class Nim:" in b).removeprefix("python\n")
+    scope = {}
     try:
-        nets = {}
-        alphazero.train("nim", alphazero.settings("nim"), seed=0, workers=1, log=lambda line: None,
-                        on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}))
+        exec(block, scope)
+        Nim, net = scope["Nim"], scope["net"]
+        assert "UCT takes 2\n" in capsys.readouterr().out
         winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
-        correct = {it: sum(alphazero.choose_move(s, nets[it], 0) == s.sticks % 4 - 1 for s in winning) for it in nets}
-        assert correct[6] == len(winning) > correct[0]  # the raw policy finds every winning move it missed before
+        untrained = alphazero.NumpyNet(alphazero.Net("nim", 32))
+        correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
+                   for network in (untrained, net)]
+        assert correct[1] == len(winning) > correct[0]
     finally:
-        del alphazero.GAMES["nim"], alphazero.SETTINGS["nim"]
+        alphazero.GAMES.pop("nim", None), alphazero.SETTINGS.pop("nim", None)
 
 
 def test_resume_goes_on_from_the_iterations_done(tmp_path):
@@ -991,7 +952,7 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
 
 def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(capsys):
     root = alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 3)[0]  # 3 simulations: 6 moves unvisited
-    alphazero.print_visits(games.TicTacToe(), root, top=9)
+    alphazero.print_visits(games.TicTacToe(), root)
     rows = capsys.readouterr().out.splitlines()[1:]
     assert sum(row.split()[1] == "0" and row.split()[2] == "-" for row in rows) == 6
     assert all(row.split()[2] != "-" for row in rows if row.split()[1] != "0")
@@ -1185,3 +1146,39 @@ def test_gumbel_interior_selection_by_hand():
         ch.n, ch.w = n, n * mean
     assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
     assert gumbel.select_below_root(node).move == 2, "Gumbel's interior rule: argmax pi' - N / (1 + sum N)"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rough edges: resuming across scripts and games, paths, flags that do nothing in a mode
+
+def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_path):
+    path = str(tmp_path / "t.pt")
+    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=4, steps=2)
+    alphazero.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
+    assert torch.load(path, weights_only=True)["algorithm"] == "alphazero"
+    common = ("--games", "4", "--simulations", "4", "--steps", "2", "--iterations", "2", "--resume", "--out", path)
+    assert exit_message("gumbel.py", "--game", "tictactoe", *common) == (
+        f"gumbel.py: error: {path} was trained by alphazero.py, not gumbel.py: --resume goes on with the algorithm "
+        "that trained it (--play takes any)")
+    assert exit_message("alphazero.py", "--game", "connect4", *common) == \
+        f"alphazero.py: error: {path} holds a tictactoe network, not connect4"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["alphazero.py", "--first", "agent"], "--first is for --play; training writes --out"),
+    (["gumbel.py", "--checkpoint", "x.pt"], "--checkpoint is for --play; training writes --out"),
+    (["alphazero_plus.py", "--play", "--resume"], "--resume is for training; --play plays a checkpoint"),
+    (["mcts.py", "--game", "connect4", "--flat", "100"], "--flat is for --game chess: only there does flat Monte "
+                                                         "Carlo run beside UCT"),
+    (["alphazero.py", "--out", "/nonexistent/folder/x.pt"], "cannot write /nonexistent/folder/x.pt: its folder does "
+                                                             "not exist or is not writable"),
+    (["evaluate.py", "--json", "/nonexistent/folder/r.json"], "cannot write /nonexistent/folder/r.json: its folder "
+                                                               "does not exist or is not writable")])
+def test_flags_that_do_nothing_and_paths_that_cannot_be_written_are_refused_first(argv, message):
+    assert exit_message(*argv) == f"{argv[0]}: error: {message}"
+
+
+def test_play_shows_every_legal_move(capsys):
+    root = alphazero.search([games.ConnectFour()], constant_net(7, 0.0), 3)[0]  # 3 simulations, 7 columns
+    alphazero.print_visits(games.ConnectFour(), root)
+    assert sorted(row.split()[0] for row in capsys.readouterr().out.splitlines()[1:]) == list("1234567")
