@@ -4,7 +4,7 @@
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
   --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
-the lab's plus a quarter of random openings, which cut the losses after the edge opening from 8 to 2 over 3 seeds.
+the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
     python alphazero_plus.py --game connect4                  # the strong player (about 12 minutes on 2 cores)
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal

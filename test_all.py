@@ -597,6 +597,15 @@ def test_training_is_reproducible_with_workers(tmp_path):
     assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
 
 
+def zeroed(net):
+    """Every weight and bias 0: the same output for every position, so every legal move gets the same prior and the
+    raw policy takes the first of them, the lowest."""
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+    return net
+
+
 def torch_equal(x, y):
     return bool((x == y).all())
 
@@ -641,11 +650,8 @@ def test_scripted_play_games_end_as_worked_out(tmp_path):
     # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
     # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
     # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
-    net, path = alphazero.Net("tictactoe", 8), str(tmp_path / "zero.pt")
-    with torch.no_grad():
-        for p in net.parameters():
-            p.zero_()
-    alphazero.save(net, path)
+    path = str(tmp_path / "zero.pt")
+    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), path)
     moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
     out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
     assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
@@ -787,11 +793,7 @@ def test_gumbel_cli_trains_and_plays(tmp_path):
               "--workers", "1", "--out", path)
     assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
     assert torch.load(path, weights_only=True)["iterations_done"] == 1
-    net = gumbel.load(path)
-    with torch.no_grad():  # every weight 0: the raw policy takes the lowest free cell (test_scripted_play_games_...)
-        for p in net.parameters():
-            p.zero_()
-    gumbel.save(net, path)
+    gumbel.save(zeroed(gumbel.load(path)), path)  # the raw policy takes the lowest free cell
     out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent", "--simulations",
               "0", stdin="a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n")
     assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
@@ -1115,11 +1117,8 @@ def test_the_losses_of_a_batch_by_hand():
     # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
     # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560.
     # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
-    torch.manual_seed(0)
-    net = alphazero.Net("tictactoe", 8)
+    net = zeroed(alphazero.Net("tictactoe", 8))
     with torch.no_grad():
-        for p in net.parameters():
-            p.zero_()
         net.policy.bias[0] = math.log(2)
         net.value.bias[0] = math.atanh(0.6)
     pi = np.zeros((5, 9), np.float32)
