@@ -6,7 +6,7 @@
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
-    python alphazero_plus.py --game connect4                  # the strong player (about 12 minutes on 2 cores)
+    python alphazero_plus.py --game connect4                  # the strong player (about 11 minutes on 2 cores)
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal
 """
 import os
