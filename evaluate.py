@@ -33,6 +33,15 @@ import mcts
 import puct
 
 
+@dataclasses.dataclass
+class Check:
+    """One of our numbers against the documents': `within` their noise, or the bounds around a number they give once."""
+    name: str
+    ours: object
+    theirs: object
+    within: bool
+
+
 def table(title, header, rows):
     """Print one table: a title, a header line, then rows of already formatted cells."""
     first, *rest = title.split("\n")
@@ -159,14 +168,27 @@ def part_blog(args):
          "puct": blog_puct(seeds, n_puct), "worked_example": blog_worked_example()}
     checks = []  # bounds around the article's numbers (it ran each experiment once)
     for run in r["go"]["runs"]:
-        checks += [run["b1_visits"] >= 3500, 0.80 <= run["b1_win_rate"] <= 0.97, (run["b1_leads_from"] or 1e9) <= 500]
-    chess = r["chess"]["ours"]
-    checks += [r["go"]["median_seconds"] <= 6, chess["flat_qxd7_rank"] == 1, 0.64 <= chess["flat_qxd7"] <= 0.78,
-               chess["mcts_qxd7_visits"] <= 150, chess["top6_allowing_mate"] == 0, chess["moves_allowing_mate"] == "11 of 26"]
+        go = f"Go, seed {run['seed']}:"
+        checks += [Check(f"{go} B1's visits", run["b1_visits"], ">= 3500", run["b1_visits"] >= 3500),
+                   Check(f"{go} B1's win rate", run["b1_win_rate"], "0.80-0.97", 0.80 <= run["b1_win_rate"] <= 0.97),
+                   Check(f"{go} B1 most visited from", run["b1_leads_from"], "<= 500", (run["b1_leads_from"] or 1e9) <= 500)]
+    chess, median = r["chess"]["ours"], r["go"]["median_seconds"]
+    checks += [Check("Go: median CPU seconds", median, "<= 6", median <= 6),
+               Check("chess: flat Qxd7's rank", chess["flat_qxd7_rank"], 1, chess["flat_qxd7_rank"] == 1),
+               Check("chess: flat Qxd7's score", chess["flat_qxd7"], "0.64-0.78", 0.64 <= chess["flat_qxd7"] <= 0.78),
+               Check("chess: UCT's visits to Qxd7", chess["mcts_qxd7_visits"], "<= 150", chess["mcts_qxd7_visits"] <= 150),
+               Check("chess: UCT's six most visited allowing ...Re1#", chess["top6_allowing_mate"], 0,
+                     chess["top6_allowing_mate"] == 0),
+               Check("chess: White's moves allowing ...Re1#", chess["moves_allowing_mate"], "11 of 26",
+                     chess["moves_allowing_mate"] == "11 of 26")]
     for run in r["puct"]["runs"]:
         if run["weight"]:
-            checks += [run["b1_leads_from"] in (2, 3), run["b1_share"] >= 0.9]
-    checks += [r["worked_example"]["crack_bonus"] == 0.198, r["worked_example"]["crack_margin"] == 0.049]
+            leaning = f"PUCT leaning on B1, seed {run['seed']}:"
+            checks += [Check(f"{leaning} B1 leads from", run["b1_leads_from"], "2 or 3", run["b1_leads_from"] in (2, 3)),
+                       Check(f"{leaning} B1's share", run["b1_share"], ">= 0.9", run["b1_share"] >= 0.9)]
+    worked = r["worked_example"]
+    checks += [Check("worked example: the crack's bonus", worked["crack_bonus"], 0.198, worked["crack_bonus"] == 0.198),
+               Check("worked example: the crack's margin", worked["crack_margin"], 0.049, worked["crack_margin"] == 0.049)]
     r["checks"] = checks
     return r
 
@@ -174,15 +196,37 @@ def part_blog(args):
 # ----------------------------------------------------------------------------------------------------------------
 # The lab (seed 003): the perfect tic-tac-toe player, Connect Four opponents, matches
 
-LAB = {
-    "1": {0: (0.574, 76, 0.982, 42), 5: (0.885, 3, 0.988, 5), 10: (0.889, 3, 0.989, 0), 20: (0.910, 0, 0.988, 10),
-          40: (0.917, 7, 0.987, 8)},
-    "2": {0: (0.00, 0.90, 0.28, 0.00), 10: (0.17, 1.00, 0.54, 0.14), 20: (0.20, 1.00, 0.69, 0.14),
-          40: (0.37, 0.98, 0.82, 0.47), 60: (0.41, 1.00, 0.84, 0.43)},
+@dataclasses.dataclass
+class TicTacToeRow:
+    """A row of the lab's tic-tac-toe tables: for the raw policy and for search, the fraction of positions answered
+    with an optimal move, and the losses in the games against the perfect player."""
+    policy_optimal: float
+    policy_losses: int
+    search_optimal: float
+    search_losses: int
+
+
+@dataclasses.dataclass
+class Connect4Row:
+    """A row of the lab's Part 2 table: scores (win 1, draw 1/2) of the raw policy against the tactical player, and
+    of search against random, tactical and UCT-400."""
+    policy_v_tactical: float
+    search_v_random: float
+    search_v_tactical: float
+    search_v_uct: float
+
+
+LAB = {  # the lab's expected results: its tables by iteration, by seed, or by simulations
+    "1": {0: TicTacToeRow(0.574, 76, 0.982, 42), 5: TicTacToeRow(0.885, 3, 0.988, 5),
+          10: TicTacToeRow(0.889, 3, 0.989, 0), 20: TicTacToeRow(0.910, 0, 0.988, 10),
+          40: TicTacToeRow(0.917, 7, 0.987, 8)},
+    "2": {0: Connect4Row(0.00, 0.90, 0.28, 0.00), 10: Connect4Row(0.17, 1.00, 0.54, 0.14),
+          20: Connect4Row(0.20, 1.00, 0.69, 0.14), 40: Connect4Row(0.37, 0.98, 0.82, 0.47),
+          60: Connect4Row(0.41, 1.00, 0.84, 0.43)},
     "2_more_search": {0: 0.12, 50: 0.43, 200: 0.59, 800: 0.70},
-    "3a": {"puct seed 0": (0.622, 100, 0.622, 100), "puct seed 1": (0.646, 60, 0.646, 60),
-           "puct seed 2": (0.628, 59, 0.628, 59), "gumbel seed 0": (0.814, 52, 0.865, 36),
-           "gumbel seed 1": (0.869, 26, 0.907, 30), "gumbel seed 2": (0.831, 51, 0.893, 32)},
+    "3a": {"puct seed 0": TicTacToeRow(0.622, 100, 0.622, 100), "puct seed 1": TicTacToeRow(0.646, 60, 0.646, 60),
+           "puct seed 2": TicTacToeRow(0.628, 59, 0.628, 59), "gumbel seed 0": TicTacToeRow(0.814, 52, 0.865, 36),
+           "gumbel seed 1": TicTacToeRow(0.869, 26, 0.907, 30), "gumbel seed 2": TicTacToeRow(0.831, 51, 0.893, 32)},
     "3b": {2: 0.54, 4: 0.55, 8: 0.49, 16: 0.49, 32: 0.45, 64: 0.43},
 }
 NAMES = {"alphazero": "puct", "gumbel": "gumbel"}
@@ -245,7 +289,7 @@ class Agent:
         if len(self.cache) > 200_000:
             self.cache.clear()  # a bound on the memory of long matches with many simulations
         if self.n_simulations == 0:
-            return [max(priors, key=priors.get) for priors, _ in algorithm.evaluate(self.net, states, self.cache)]
+            return [max(priors, key=priors.get) for priors, _ in algorithm.predict(self.net, states, self.cache)]
         return [algorithm.best_move(root) for root in algorithm.search(states, self.net, self.n_simulations,
                                                                        cache=self.cache)]
 
@@ -410,15 +454,16 @@ def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algor
     return jobs
 
 
-def tictactoe_checks(row, lab, n_games):
-    """Our four numbers against the lab's: fractions within the tolerance, losses within two standard errors."""
-    return [within_noise(row["policy_optimal"], lab[0]), within_noise(row["policy_losses"] / n_games, lab[1] / 100, n_games),
-            within_noise(row["search_optimal"], lab[2]), within_noise(row["search_losses"] / n_games, lab[3] / 100, n_games)]
+def tictactoe_checks(name, row, lab, n_games):
+    """Our four numbers against the lab's: fractions within the tolerance, losses (the lab's of 100 games) within two
+    standard errors."""
+    return [check(f"{name}: {field}", getattr(row, field), getattr(lab, field), None if "optimal" in field else n_games)
+            for field in ("policy_optimal", "policy_losses", "search_optimal", "search_losses")]
 
 
 def tictactoe_row(r, tag=""):
-    return {"policy_optimal": round(r[f"{tag}policy_optimal"], 3), "policy_losses": r[f"{tag}policy_games"].count(0.0),
-            "search_optimal": round(r[f"{tag}search_optimal"], 3), "search_losses": r[f"{tag}search_games"].count(0.0)}
+    return TicTacToeRow(round(r[f"{tag}policy_optimal"], 3), r[f"{tag}policy_games"].count(0.0),
+                        round(r[f"{tag}search_optimal"], 3), r[f"{tag}search_games"].count(0.0))
 
 
 def part_1(args):
@@ -438,12 +483,13 @@ def part_1(args):
         jobs.update(tictactoe_jobs(nets[it], cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:"))
     r = run_jobs(jobs, args.workers)
     ours = {it: tictactoe_row(r, f"{it}:") for it in keep}
-    rows = [[it] + [x for pair in zip(ours[it].values(), LAB["1"].get(it, [""] * 4)) for x in pair] for it in keep]
+    rows = [[it] + [x for pair in zip(values(ours[it]), values(LAB["1"].get(it))) for x in pair] for it in keep]
     table(f"Part 1: AlphaZero on tic-tac-toe ({cfg['simulations']} simulations per move, {cfg['games']} games per "
           f"iteration)\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} games against "
           f"the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
-    checks = [c for it in keep if it in LAB["1"] for c in tictactoe_checks(ours[it], LAB["1"][it], n_games)]
+    checks = [c for it in keep if it in LAB["1"]
+              for c in tictactoe_checks(f"part 1, iteration {it}", ours[it], LAB["1"][it], n_games)]
     return {"ours": ours, "lab": LAB["1"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
@@ -491,9 +537,9 @@ def part_2(args):
     for sims in more:
         jobs[f"more:{sims}"] = Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], args.seed)
     r = run_jobs(jobs, args.workers)
-    keys = ("policy_v_tactical", "search_v_random", "search_v_tactical", "search_v_uct")
-    ours = {it: {k: round(mean(r[f"{it}:{k}"]), 3) for k in keys} for it in keep}
-    rows = [[it] + [x for pair in zip(ours[it].values(), LAB["2"].get(it, [""] * 4)) for x in pair] for it in keep]
+    keys = [field.name for field in dataclasses.fields(Connect4Row)]
+    ours = {it: Connect4Row(*(round(mean(r[f"{it}:{k}"]), 3) for k in keys)) for it in keep}
+    rows = [[it] + [x for pair in zip(values(ours[it]), values(LAB["2"].get(it))) for x in pair] for it in keep]
     table(f"Part 2: AlphaZero on Connect Four ({cfg['simulations']} simulations per move, {cfg['iterations']} "
           f"iterations of {cfg['games']} games)\n  score (win 1, draw 1/2) from random two-move openings, both colours: "
           f"the raw policy against the tactical player ({sizes[0]} games),\n  and search with {cfg['simulations']} "
@@ -503,10 +549,11 @@ def part_2(args):
     more_search = {sims: round(mean(r[f"more:{sims}"]), 3) for sims in more}
     table(f"Part 2: the final network with more search, against UCT-{sizes[2]} ({sizes[1]} games each)",
           ["simulations", "score", "lab"], [[s, f"{more_search[s]:.2f}", LAB["2_more_search"].get(s, "")] for s in more])
-    n_per_column = (sizes[0], sizes[1], sizes[0], sizes[1])
-    checks = [within_noise(ours[it][k], LAB["2"][it][j], n_per_column[j]) for it in keep if it in LAB["2"]
-              for j, k in enumerate(keys)]
-    checks += [within_noise(more_search[s], LAB["2_more_search"][s], sizes[1]) for s in more if s in LAB["2_more_search"]]
+    n_games = dict(zip(keys, (sizes[0], sizes[1], sizes[0], sizes[1])))
+    checks = [check(f"part 2, iteration {it}: {k}", getattr(ours[it], k), getattr(LAB["2"][it], k), n_games[k])
+              for it in keep if it in LAB["2"] for k in keys]
+    checks += [check(f"part 2, the final network with {s} simulations v UCT", more_search[s], LAB["2_more_search"][s],
+                     sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
             "checks": checks, "time_split": time_split(spent, train_seconds, time.time() - t1)}
 
@@ -547,8 +594,8 @@ def part_3a(args):
         label = f"{NAMES[a]} seed {seed}"
         ours[label] = tictactoe_row(r, f"{a}:{seed}:")
         lab = LAB["3a"][f"{NAMES[a]} seed {i % 3}"]  # the lab's seeds 0-2 beside ours
-        rows.append([label] + [x for pair in zip(ours[label].values(), lab) for x in pair])
-        checks += tictactoe_checks(ours[label], lab, n_games)
+        rows.append([label] + [x for pair in zip(values(ours[label]), values(lab)) for x in pair])
+        checks += tictactoe_checks(f"part 3a, {label}", ours[label], lab, n_games)
     table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds\n"
           f"  after {cfgs['gumbel']['iterations']} iterations of {cfgs['gumbel']['games']} games: optimal-move fraction "
           f"and losses against the perfect player ({n_games} games)",
@@ -569,7 +616,8 @@ def part_3b(args):
     table(f"Part 3b: Gumbel against PUCT search with the same Connect Four network and budget ({n_games} games, "
           f"random two-move openings, both colours)", ["simulations each", "Gumbel scores", "lab"],
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
-    return {"ours": ours, "lab": LAB["3b"], "checks": [within_noise(ours[s], LAB["3b"][s], n_games) for s in budgets]}
+    return {"ours": ours, "lab": LAB["3b"], "checks": [check(f"part 3b, {s} simulations: Gumbel's score", ours[s],
+                                                             LAB["3b"][s], n_games) for s in budgets]}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -599,14 +647,31 @@ def within_noise(ours, lab, n=None):
     return abs(ours - lab) <= 2 * math.sqrt(p * (1 - p) * 2 / n) + 1e-9
 
 
+def check(name, ours, lab, n=None):
+    """A Check of one number against the lab's: a score over n games, a count of losses in n games (the lab's in
+    100), or an optimal-move fraction (n None)."""
+    if n is not None and "losses" in name:
+        return Check(name, f"{ours} of {n}", f"{lab} of 100", within_noise(ours / n, lab / 100, n))
+    return Check(name, ours, lab, within_noise(ours, lab, n))
+
+
+def values(row):
+    """A record's numbers in their order, or four blanks where the document has no row."""
+    return dataclasses.astuple(row) if row else [""] * 4
+
+
 def summary(results, seconds, titles):
     def shares(r, part):
         split = r.get("time_split", {"measuring": seconds[part]})  # the article and Part 3b only measure
         return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")]
-    rows = [[part, titles[part], f"{seconds[part]:.0f} s", *shares(r, part), f"{sum(r['checks'])} of {len(r['checks'])}"]
-            for part, r in results.items()]
+    rows = [[part, titles[part], f"{seconds[part]:.0f} s", *shares(r, part),
+             f"{sum(c.within for c in r['checks'])} of {len(r['checks'])}"] for part, r in results.items()]
     table("Summary: how many of our numbers fall within the noise of the seed's, and where the time went",
           ["part", "", "time", "self-play", "training", "measuring", "within"], rows)
+    missed = [c for r in results.values() for c in r["checks"] if not c.within]
+    print("  outside the noise:" if missed else "  every number within the noise")
+    for c in missed:
+        print(f"    {c.name}: ours {c.ours}, theirs {c.theirs}")
 
 
 def seed_summary():
@@ -629,7 +694,7 @@ def write_json(path, results):
     """Atomically: a run interrupted half-way never leaves a broken file."""
     tmp = path + ".tmp"
     with open(tmp, "w") as f:
-        json.dump(results, f, indent=1, default=str)
+        json.dump(results, f, indent=1, default=lambda x: dataclasses.asdict(x) if dataclasses.is_dataclass(x) else str(x))
     os.replace(tmp, path)
 
 
@@ -638,12 +703,17 @@ def measure_checkpoint(args):
     net = alphazero.NumpyNet(alphazero.load(args.checkpoint))
     n_simulations = alphazero.SETTINGS[net.game]["simulations"]
     if net.game == "connect4":
-        r = run_jobs(connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed), args.workers)
-        ours = {k: round(mean(v), 3) for k, v in r.items()}
+        jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed)
+        ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs, args.workers).items()}
+        rows = [[key.replace("_v_", " v "), f"{jobs[key].size} games", ours[key]] for key in jobs]
     else:
-        ours = tictactoe_row(run_jobs(tictactoe_jobs(net, n_simulations, 100, 4520, args.seed), args.workers))
-    table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "ours"],
-          list(ours.items()))
+        jobs = tictactoe_jobs(net, n_simulations, 100, 4520, args.seed)
+        ours = dataclasses.asdict(tictactoe_row(run_jobs(jobs, args.workers)))
+        sizes = {key: f"{jobs[key.replace('losses', 'games')].size} {'games' if 'losses' in key else 'positions'}"
+                 for key in ours}
+        rows = [[key.replace("_", " "), sizes[key], ours[key]] for key in ours]
+    table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "of", "ours"],
+          rows)
     return ours
 
 

@@ -24,7 +24,7 @@ import alphazero
 import alphazero_plus
 import evaluate
 import games
-from evaluate import (ALGORITHMS, NAMES, Agent, Match, UCTPlayer, after, mean, optimal_moves, parallel, perfect_player,
+from evaluate import (ALGORITHMS, NAMES, Agent, Check, Match, UCTPlayer, after, mean, optimal_moves, parallel, perfect_player,
                       play_match, progress, reached, run_jobs, snapshots_of, solve, table, tactical_player, time_split,
                       tictactoe_positions, train_one, winning_columns)
 
@@ -231,26 +231,40 @@ class VersusSolver:
 
 
 
+@dataclasses.dataclass
+class ReportSizes:
+    """How much connect4_report measures: games against the tactical player and against UCT, UCT's simulations,
+    games along which the truth is measured, games against the solver player with each colour, and the solver's
+    node budgets for the truth and for the solver player."""
+    v_tactical: int
+    v_uct: int
+    uct: int
+    truth: int
+    v_solver: int
+    truth_budget: int
+    solver_budget: int
+
+
 def report_sizes(quick):
-    """connect4_report's games against the tactical player and UCT, UCT's simulations, games for the truth and
-    against the solver player (each colour), and solver budgets (truth, solver player)."""
-    return (4, 2, 50, 2, 2, (5_000, 5_000)) if quick else (100, 100, 400, 40, 50, (TRUTH_BUDGET, DEEP_BUDGET))
+    return ReportSizes(4, 2, 50, 2, 2, 5_000, 5_000) if quick else ReportSizes(100, 100, 400, 40, 50, TRUTH_BUDGET,
+                                                                                  DEEP_BUDGET)
 
 
 def connect4_report(net, name, n_simulations, args):
     """A Connect Four network, measured with `n_simulations` and with DEEP_SIMULATIONS: against the tactical player and UCT-400,
     the truth fraction, and games against the solver player (SolverPlayer, with the network as its stand-in)."""
     deep = 20 if args.quick else DEEP_SIMULATIONS
-    n_tactical, n_uct, uct, n_truth, n_perfect, budgets = report_sizes(args.quick)
-    jobs = {"policy v tactical": Match("connect4", Agent(net, 0), tactical_player, n_tactical, args.seed),
-            f"search {deep} v tactical": Match("connect4", Agent(net, deep), tactical_player, n_tactical, args.seed),
-            f"search {deep} v UCT-{uct}": Match("connect4", Agent(net, deep), UCTPlayer(uct), n_uct, args.seed),
-            "v_solver": VersusSolver(Agent(net, deep), Agent(net, 4 * deep), 2 * n_perfect, args.seed, budgets[1])}
+    n = report_sizes(args.quick)
+    jobs = {"policy v tactical": Match("connect4", Agent(net, 0), tactical_player, n.v_tactical, args.seed),
+            f"search {deep} v tactical": Match("connect4", Agent(net, deep), tactical_player, n.v_tactical, args.seed),
+            f"search {deep} v UCT-{n.uct}": Match("connect4", Agent(net, deep), UCTPlayer(n.uct), n.v_uct, args.seed),
+            "v_solver": VersusSolver(Agent(net, deep), Agent(net, 4 * deep), 2 * n.v_solver, args.seed,
+                                     n.solver_budget)}
     for label, sims in (("policy", 0), (f"search {n_simulations}", n_simulations), (f"search {deep}", deep)):
-        jobs[f"{label}: truth"] = Truth("connect4", Agent(net, sims), tactical_player, n_truth, args.seed,
-                                        budget=budgets[0])
-    progress(f"measuring {name}: {n_tactical} games against the tactical player, {n_uct} against "
-             f"UCT-{uct}, {2 * n_perfect} against the solver player, the truth along {n_truth}")
+        jobs[f"{label}: truth"] = Truth("connect4", Agent(net, sims), tactical_player, n.truth, args.seed,
+                                        budget=n.truth_budget)
+    progress(f"measuring {name}: {n.v_tactical} games against the tactical player, {n.v_uct} against "
+             f"UCT-{n.uct}, {2 * n.v_solver} against the solver player, the truth along {n.truth}")
     r = run_jobs(jobs, args.workers)
     games_v_solver = r.pop("v_solver")
     first, second = games_v_solver[0::2], games_v_solver[1::2]  # the agent moved first in the even games
@@ -268,8 +282,8 @@ def connect4_report(net, name, n_simulations, args):
                                                     f"{p['second_not_lost']} of {p['games_each']})"]]
     table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
           f"the fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
-          f"{TRUTH_MIN_STONES}+ stones, along {n_truth} games against the tactical player.\n  The solver player: the solver's "
-          f"best moves from the empty board, except below {TRUTH_MIN_STONES} stones or beyond {budgets[1]:,} nodes, where "
+          f"{TRUTH_MIN_STONES}+ stones, along {n.truth} games against the tactical player.\n  The solver player: the solver's "
+          f"best moves from the empty board, except below {TRUTH_MIN_STONES} stones or beyond {n.solver_budget:,} nodes, where "
           f"the same network\n  with {4 * deep} simulations moves for it (here up to {p['stand_in_up_to']} stones): "
           f"not a perfect player in the opening",
           ["measure", "ours"], rows)
@@ -331,8 +345,10 @@ def further_solver(args):
     print(f"  answer: the solver agrees on {sum(r[1] for r in judged)} of the {len(judged)} positions it judged "
           f"({len(found) - len(judged)} skipped, over the budget); {'every' if every14 else 'not every'} "
           f"position with 14 or more stones was judged (a median {median:.4f} CPU-s each)")
+    agree = all(r[1] for r in judged)
     return {"bands": bands, "budget": budget, "median_seconds_14": median,
-            "checks": [all(r[1] for r in judged), every14]}
+            "checks": [Check("the solver agrees on every position it judged", agree, True, agree),
+                       Check("every position with 14+ stones judged", every14, True, every14)]}
 
 
 def part_2_results(args):
@@ -349,7 +365,7 @@ def part_2_results(args):
 def further_truth(args, part2):
     """Part 2's snapshots measured against the truth: the fraction of the agent's moves (against the tactical player)
     that keep the exact outcome, beside the snapshot's score against UCT-400."""
-    nets, uct = part2["nets"], {it: part2["scores"][it]["search_v_uct"] for it in part2["nets"]}
+    nets, uct = part2["nets"], {it: part2["scores"][it].search_v_uct for it in part2["nets"]}
     n_games = 4 if args.quick else 40
     sims = part2["simulations"]
     progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
@@ -427,8 +443,8 @@ def further_conv(args, part2, truth):
         jobs.update(strength_jobs(nets[it], cfg["simulations"], args, tag=f"{it}:", labels=("search",)))
     r = run_jobs(jobs, args.workers)
     conv = {it: dict(strengths(r, f"{it}:"), seconds=round(clock[it])) for it in keep}
-    mlp = {it: dict(search_v_tactical=part2["scores"][it]["search_v_tactical"],
-                    search_v_uct=part2["scores"][it]["search_v_uct"], search_truth=truth["ours"][it]["search"]["fraction"],
+    mlp = {it: dict(search_v_tactical=part2["scores"][it].search_v_tactical,
+                    search_v_uct=part2["scores"][it].search_v_uct, search_truth=truth["ours"][it]["search"]["fraction"],
                     seconds=round(part2["clock"][it])) for it in part2["nets"] if it > 0}
     columns = ("search_v_tactical", "search_v_uct", "search_truth", "seconds")
     uct = part2["uct_sims"]
@@ -494,7 +510,7 @@ OPENINGS = {4: "centre", 0: "corner", 2: "corner", 6: "corner", 8: "corner", 1: 
 
 
 def losses_by_opening(scores, seed):
-    """Losses to the perfect player (match_games with opening 0) split by who opened: the agent (first in even
+    """Losses to the perfect player (play_match with opening 0) split by who opened: the agent (first in even
     games), or the perfect player on the centre, a corner or an edge. The perfect player's opening in game i is its
     first draw from that game's generator (the agent draws nothing), replayed here."""
     split = dict.fromkeys(("agent first", "centre", "corner", "edge"), 0)
@@ -642,7 +658,8 @@ def part_recipe(args):
     cfg = alphazero_plus.settings("connect4", **(dict(iterations=2, games=10, simulations=10, steps=10) if q else {}))
     last, deep = cfg["iterations"], 20 if q else DEEP_SIMULATIONS
     keep = (1, 2) if q else (10, 20, 40, 80, last)
-    _, n_uct, uct, n_truth, _, (truth_budget, _) = report_sizes(q)  # the curve measured as the last network is
+    sizes = report_sizes(q)  # the curve measured as the last network is
+    n_uct, uct, n_truth, truth_budget = sizes.v_uct, sizes.uct, sizes.truth, sizes.truth_budget
     progress("recipe: training Connect Four with alphazero_plus.py's defaults" + (" (--quick: 2 small iterations)" if q else ""))
     t0 = time.time()
     nets, spent, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
@@ -665,15 +682,17 @@ def part_recipe(args):
     rows = [[it, f"{clock[it]:.0f}", c[truths[0]]["fraction"], c[truths[1]]["fraction"], f"{c[v_uct]:.2f}"]
             for it, c in curve.items()]
     table(f"The recipe's learning curve: python alphazero_plus.py --game connect4\n  truth along {n_truth} "
-          f"games against the tactical player; UCT-{uct}: {n_uct} games ({report_sizes(q)[1]} at the last "
+          f"games against the tactical player; UCT-{uct}: {n_uct} games ({sizes.v_uct} at the last "
           f"iteration), both colours, random two-move openings", ["iteration", "seconds", *truths, v_uct], rows)
     trained = sum(spent.values())
-    bars = {f"{truths[1]} >= 0.97": final[truths[1]]["fraction"] >= 0.97,
-            f"{truths[0]} >= 0.90": final[truths[0]]["fraction"] >= 0.90, f"{v_uct} >= 0.90": final[v_uct] >= 0.90,
-            f"training <= {RECIPE_SECONDS} s": trained <= RECIPE_SECONDS}
-    print(f"  answer: trained in {trained:.0f} s; the bars met: {', '.join(k for k, ok in bars.items() if ok) or 'none'}; "
-          f"not met: {', '.join(k for k, ok in bars.items() if not ok) or 'none'}")
-    return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": bars, "checks": list(bars.values()),
+    bars = [Check(f"{truths[1]} >= 0.97", final[truths[1]]["fraction"], 0.97, final[truths[1]]["fraction"] >= 0.97),
+            Check(f"{truths[0]} >= 0.90", final[truths[0]]["fraction"], 0.90, final[truths[0]]["fraction"] >= 0.90),
+            Check(f"{v_uct} >= 0.90", final[v_uct], 0.90, final[v_uct] >= 0.90),
+            Check(f"training <= {RECIPE_SECONDS} s", round(trained), RECIPE_SECONDS, trained <= RECIPE_SECONDS)]
+    print(f"  answer: trained in {trained:.0f} s; the bars met: {', '.join(c.name for c in bars if c.within) or 'none'}; "
+          f"not met: {', '.join(c.name for c in bars if not c.within) or 'none'}")
+    return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": {c.name: c.within for c in bars},
+            "checks": bars,
             "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 

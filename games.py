@@ -236,8 +236,9 @@ class Chess:
     def move_name(self, move):
         return self.board.san(move)
 
-    def __str__(self):
-        return str(self.board)
+    def __str__(self):  # ranks 8 to 1 down the side, files a to h along the bottom, as a chess player reads it
+        rows = [f"{8 - i} {row}" for i, row in enumerate(str(self.board).split("\n"))]
+        return "\n".join(rows + ["  a b c d e f g h"])
 
 
 def chess_trap():

@@ -2,15 +2,15 @@
 The Gumbel noise at the root does the exploring (no Dirichlet noise, no temperature), and the policy is trained on
 softmax(logits + sigma(completed Q)), which improves on the network's policy even with 2 simulations.
 
-    python gumbel.py --game tictactoe --simulations 2        # the lab's Part 3a, one seed
-    python gumbel.py --game tictactoe --play --checkpoint tictactoe.pt --simulations 2
+    python gumbel.py --game tictactoe --simulations 2        # the lab's Part 3a, one seed: tictactoe_gumbel.pt
+    python gumbel.py --game tictactoe --play --simulations 2  # then play against it
 """
 import os
 
 if __name__ == "__main__":  # one BLAS thread a process (see start_process): numpy reads these as it loads
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(_var, "1")
+    os.environ.update({v: os.environ.get(v, "1") for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
 import argparse
+import contextlib
 import gc
 import math
 import multiprocessing
@@ -29,26 +29,36 @@ SETTINGS = {  # the lab's settings; every one has a flag
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, steps=200, mirror=False),
     "connect4": dict(hidden=256, iterations=60, games=100, simulations=50, steps=400, mirror=True)}
 COMMON = dict(window=20, batch=256, lr=1e-3, weight_decay=1e-4, considered=16)
+FLAGS = {  # what each setting means, and the range its flag takes (whole numbers if the bounds are whole)
+    "iterations": (1, 10_000, "self-play iterations"), "games": (1, 100_000, "self-play games per iteration"),
+    "simulations": (0, 100_000, "simulations per move; --play takes 0: the raw policy"),
+    "hidden": (1, 4_096, "units in each of the network's two hidden layers"),
+    "steps": (1, 100_000, "Adam steps per iteration"), "batch": (1, 65_536, "minibatch size"),
+    "window": (1, 10_000, "train on the positions of the last N iterations"),
+    "lr": (1e-6, 1.0, "Adam step size"), "weight_decay": (0.0, 1.0, "Adam weight decay"),
+    "considered": (1, 1_000, "moves considered at the root: m = min(N, legal moves)"),
+    "mirror": (0, 1, "1: add the left-right mirror image of every position to the training data")}
 
 
 class Node:
-    __slots__ = ("move", "parent", "children", "prior", "n", "w",  # self-play makes millions: slots are faster
+    __slots__ = ("move", "parent", "children", "prior", "first_moved", "n", "w",  # self-play makes millions
                  "value", "gumbel", "considered", "schedule")
 
-    def __init__(self, move=None, parent=None, prior=1.0):
+    def __init__(self, first_moved, move=None, parent=None, prior=1.0):
         self.move, self.parent, self.children = move, parent, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
+        self.first_moved = first_moved                # True if the first player made `move`
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
         self.value = 0.0                              # the network's value for the player to move here
 
 
 def search(root_states, net, n_simulations, max_considered=16, rng=None, cache=None):
-    """Gumbel search on several games side by side: each simulation walks every game's tree down to a leaf, then one
-    batched network call evaluates all the leaves (one matrix product costs about what a single position does).
-    Without `rng` there is no Gumbel noise and the search is deterministic; cache remembers the network's outputs
-    (see evaluate)."""
-    roots = [Node() for _ in root_states]
-    for t in range(n_simulations + 1):  # simulation 0 expands the roots
+    """Gumbel search on many games side by side; returns their roots. The network expands each root first and
+    sequential halving plans its simulations (see expand_roots); each walks every game's tree down to a leaf, and one
+    network call then scores all the leaves, for about the cost of one. Without `rng` there is no Gumbel noise and
+    the search is deterministic; cache: the network's outputs (see predict)."""
+    roots = expand_roots(root_states, net, n_simulations, max_considered, rng, cache)
+    for t in range(1, n_simulations + 1):
         leaves = []
         for root, root_state in zip(roots, root_states):
             node, state = root, root_state.copy()
@@ -59,25 +69,32 @@ def search(root_states, net, n_simulations, max_considered=16, rng=None, cache=N
                 state.play(node.move)
             leaves.append((node, state))
 
-        # 2. Expand: one network call gives every leaf's legal moves a child with its prior
-        for (node, state), (priors, value) in zip(leaves, evaluate(net, [state for _, state in leaves], cache)):
-            node.children = [Node(move, node, p)
+        # 2. Expand: one network call gives every legal move a child with its prior
+        for (node, state), (priors, value) in zip(leaves, predict(net, [state for _, state in leaves], cache)):
+            node.children = [Node(state.first_to_move(), move, node, p)
                              for move, p in priors.items()]
             node.value = value
 
-            # 3. Evaluate: the same call scored the position: `value` is for the player to move at the leaf
+            # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
+            #    for the first player: one network then plays both sides. Back up the first player's view of it.
+            result = value if state.first_to_move() else -value
 
-            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
-            value = -value
+            # 4. Back up: each node on the path counts the visit and scores the result for the player who moved into it
             while node is not None:
                 node.n += 1
-                node.w += value
-                value = -value
+                node.w += result if node.first_moved else -result
                 node = node.parent
+    return roots
 
-        if t == 0:
-            for root in roots:
-                start_halving(root, n_simulations, max_considered, rng)
+
+def expand_roots(root_states, net, n_simulations, max_considered=16, rng=None, cache=None):
+    """The roots of a search, expanded by the network, each with its own Gumbel noise and sequential halving's plan
+    (see start_halving). A root counts its expansion as its first visit, as below it."""
+    roots = [Node(not s.first_to_move()) for s in root_states]
+    for root, state, (priors, value) in zip(roots, root_states, predict(net, root_states, cache)):
+        root.children = [Node(state.first_to_move(), move, root, p) for move, p in priors.items()]
+        root.n, root.w, root.value = 1, -value, value  # the value for whoever moved into the root, as backed up
+        start_halving(root, n_simulations, max_considered, rng)
     return roots
 
 
@@ -196,31 +213,28 @@ class NumpyNet:
         return h @ self.wp + self.bp, np.tanh(h @ self.wv + self.bv)[:, 0]
 
 
-def evaluate(net, states, cache=None):
-    """The network on a batch of states: for each, ({legal move: prior}, value for the player to move). Illegal
-    moves are masked out of the softmax. A finished game gets no priors and its exact value. `cache` ({position's
-    key: result}, for this network) answers the positions met before at no cost: in self-play, three in four."""
-    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) works: copied per call
-    cache, keys = {} if cache is None else cache, [s.key() for s in states]
-    new = {key: s for key, s in zip(keys, states) if key not in cache}  # met for the first time (once if twice)
-    moves = [s.legal_moves() for s in new.values()]  # none once the game is over
-    live = [s for s, legal in zip(new.values(), moves) if legal]
-    priors, values = iter(()), iter(())
-    if live:  # the masked softmax of the whole batch in a few numpy calls, not a Python loop over each leaf's moves
-        logits, v = net(type(live[0]).encode_many(live))
-        legal = np.zeros(logits.shape, dtype=bool)
-        rows, columns = np.repeat(np.arange(len(live)), [len(m) for m in moves if m]), [m for m in moves if m]
-        legal[rows, np.concatenate(columns)] = 1
-        masked = np.where(legal, logits.astype(np.float64), -np.inf)
+def predict(net, states, cache=None):
+    """The network on a batch of states: for each, ({legal move: prior}, its value for the player to move). The
+    priors are a softmax over the legal moves only; a finished game gets none, and its exact value. cache ({position's
+    key: output}, for this network) answers the positions met before at no cost: in self-play, three in four."""
+    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load): copied for this call
+    cache = {} if cache is None else cache
+    new = {s.key(): s for s in states if s.key() not in cache}  # each position once, even if it comes twice
+    moves = {key: s.legal_moves() for key, s in new.items()}
+    live = [key for key in new if moves[key]]
+    for key in new:
+        if not moves[key]:
+            cache[key] = ({}, outcome(new[key]))
+    if live:
+        logits, values = net(type(new[live[0]]).encode_many([new[key] for key in live]))
+        masked = np.full(logits.shape, -np.inf)  # illegal moves: probability 0
+        for row, key in enumerate(live):
+            masked[row, moves[key]] = logits[row, moves[key]]
         e = np.exp(masked - masked.max(axis=1, keepdims=True))
-        priors, values = iter((e / e.sum(axis=1, keepdims=True)).tolist()), iter(np.asarray(v).tolist())
-    for (key, s), legal in zip(new.items(), moves):
-        if legal:
-            p = next(priors)
-            cache[key] = ({m: p[m] for m in legal}, next(values))
-        else:
-            cache[key] = ({}, outcome(s))
-    return [cache[key] for key in keys]
+        priors = (e / e.sum(axis=1, keepdims=True)).tolist()
+        for key, p, value in zip(live, priors, values.tolist()):
+            cache[key] = ({m: p[m] for m in moves[key]}, value)
+    return [cache[s.key()] for s in states]
 
 
 def outcome(state):
@@ -230,11 +244,8 @@ def outcome(state):
 
 
 def choose_move(state, net, n_simulations, rng=None):
-    """The agent's move in `state` (a legal move index): with 0 simulations the raw policy's most likely legal move,
-    else the most visited after n_simulations of search without noise. net: a Net (from load) or a NumpyNet."""
-    if n_simulations == 0:
-        priors, _ = evaluate(net, [state])[0]
-        return max(priors, key=priors.get)
+    """The agent's move in `state` (a legal move index): Gumbel search's choice after n_simulations without noise;
+    with 0 simulations, the raw policy's most likely legal move. net: a Net (from load) or a NumpyNet."""
     return best_move(search([state], net, n_simulations)[0])
 
 
@@ -255,26 +266,9 @@ def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
                 pi[move] = p
             history[i].append((states[i].encode(), pi, states[i].first_to_move()))
             states[i].play(best_move(root))  # the Gumbel noise has done the exploring: no temperature
-    x, pis, zs = [], [], []
-    for state, h in zip(states, history):
-        r = 2 * state.result() - 1  # the first player's outcome, in [-1, 1]
-        for enc, pi, first in h:
-            x.append(enc)
-            pis.append(pi)
-            zs.append(r if first else -r)
+    results = [2 * state.result() - 1 for state in states]  # the first player's outcome, in [-1, 1]
+    x, pis, zs = zip(*[(enc, pi, r if first else -r) for r, h in zip(results, history) for enc, pi, first in h])
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
-
-
-def play_games(job):
-    """One worker's share of an iteration's games, with its own random stream."""
-    game, net, n_games, cfg, seed = job
-    rng = np.random.default_rng(seed)
-    gc.disable()  # nodes point to their parents: cycles that only the collector frees; collecting the trees once,
-    try:          # when the games are done, is much cheaper than collecting them again and again as they pile up
-        return self_play(game, net, n_games, cfg["simulations"], rng, cfg["considered"])
-    finally:
-        gc.enable()
-        gc.collect(0)  # generation 0: what the games made (a full collection would go through all of torch too)
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -300,127 +294,131 @@ def settings(game, **overrides):
     return cfg
 
 
-def start_process(worker=False):
-    """How every process of a training run computes, set first thing in each. One thread: with a network this small
-    a second thread made Adam's steps at most 1.6x faster on an idle machine, and 2-3x slower than one thread beside
-    a single busy program (the threads meet after every matrix product, and the one the OS has paused holds up the
-    other); the numbers also differ with the thread count, so choosing it by the load would break --seed.
-    Denormals (below 1.2e-38, which Adam's moments reach) are flushed to zero: on some CPUs each operation on one
-    is many times slower. A worker leaves Ctrl-C to the main process, which stops it."""
-    torch.set_num_threads(1)
-    torch.set_flush_denormal(True)
-    gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default doubled self-play's time
-    if worker:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None, resume=False):
-    """The self-play loop: play an iteration's games with the current network, train on the last `window`
-    iterations, save, repeat. Games run in `workers` processes, each playing its share side by side.
-    `spent`, a dict, receives the seconds spent in self-play and in training. resume: go on from the checkpoint at
-    `out` (its network, Adam's state and iteration count; the replay window starts empty). Returns the trained Net;
-    it saves a checkpoint each iteration only when given `out`."""
+    """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
+    `window` iterations, repeat; return the trained Net. resume: go on from the checkpoint at `out` (its network,
+    Adam's state and iterations; the replay window starts empty). Run, below the banner, shares the games among
+    `workers` processes, saves to `out` (if given) and logs each iteration, and adds up the seconds in `spent`."""
     start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    workers = workers or os.cpu_count()
     net = Net(game, cfg["hidden"])
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"],
-                                 fused=True)  # one kernel updates every parameter, not a loop of small ones
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
     done = resume_from(out, game, cfg, net, optimizer) if resume else 0
-    replay, start = [], time.time()
-    spent = {} if spent is None else spent
-    spent.update({"self-play": 0.0, "training": 0.0})
     if on_iteration and not done:
         on_iteration(0, net)
-    pool = multiprocessing.Pool(workers, start_process, (True,)) if workers > 1 else None
-    saved = done
-    try:
+    replay = []
+    with Run(game, cfg, workers, out, done, log, spent) as run:
         for it in range(done + 1, cfg["iterations"] + 1):
-            t0 = time.time()
-            share = [cfg["games"] // workers + (k < cfg["games"] % workers) for k in range(workers)]
-            jobs = [(game, NumpyNet(net), share[k], cfg, (seed, it, k)) for k in range(workers) if share[k]]
-            parts = pool.map(play_games, jobs) if pool else list(map(play_games, jobs))
-            x, pi, z = (np.concatenate(p) for p in zip(*parts))
+            x, pi, z = run.self_play(NumpyNet(net), seed, it)
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
                 pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]
-            t1 = time.time()
-            value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
-            t2 = time.time()
-            spent["self-play"], spent["training"] = spent["self-play"] + t1 - t0, spent["training"] + t2 - t1
-            if out:
-                save(net, out, optimizer, it, cfg)
-                saved = it
-            log(f"iteration {it:3d}/{cfg['iterations']}  games {sum(share):4d}  positions {len(z):6d}  "
-                f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
-                f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - start:5.0f} s, "
-                f"about {(t2 - start) / (it - done) * (cfg['iterations'] - it):.0f} s left")
+            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            run.iteration_done(it, net, optimizer, losses, len(z))
             if on_iteration:
                 on_iteration(it, net)
-    except KeyboardInterrupt:  # Ctrl-C: say what the checkpoint holds (the workers ignore it; terminate stops them)
-        held = f"{out} holds iteration {saved}" if out and saved else "nothing saved"
-        raise KeyboardInterrupt(f"interrupted at iteration {saved + 1}; {held}") from None
-    finally:
-        if pool:
-            pool.terminate()
-    total = max(sum(spent.values()), 1e-9)
-    log(f"time: self-play {spent['self-play']:.0f} s ({spent['self-play'] / total:.0%}), "
-        f"training {spent['training']:.0f} s ({spent['training'] / total:.0%})")
     return net
 
 
+# Plumbing: processes, checkpoints, the terminal game, the command line ------------------------------------------
+
+def start_process(worker=False):
+    """How every process of a run computes, set first thing in each (the README's Speed section has the numbers)."""
+    torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
+    torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
+    gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default thresholds doubled self-play
+    if worker:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process stops the workers
+
+
+def play_games(job):
+    """One worker's share of an iteration's games, with its own random stream."""
+    game, net, n_games, cfg, seed = job
+    gc.disable()  # the trees' nodes point to their parents: cycles, collected once when the games are done
+    try:
+        return self_play(game, net, n_games, cfg["simulations"], np.random.default_rng(seed), cfg["considered"])
+    finally:
+        gc.enable()
+        gc.collect(0)  # generation 0 holds what the games made; a full collection would go through all of torch
+
+
+class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives the Run itself
+    """A training run's worker processes, clock, checkpoint and progress line; Ctrl-C stops it in one line."""
+
+    def __init__(self, game, cfg, workers, out, done, log, spent):
+        self.game, self.cfg, self.out, self.log, self.done, self.saved = game, cfg, out, log, done, done
+        self.workers, self.spent = workers or os.cpu_count(), {} if spent is None else spent
+        self.spent.update({"self-play": 0.0, "training": 0.0})
+        self.pool = multiprocessing.Pool(self.workers, start_process, (True,)) if self.workers > 1 else None
+        self.start = time.time()
+
+    def self_play(self, net, seed, it):  # the iteration's games, shared among the workers
+        t0, n, w = time.time(), self.cfg["games"], self.workers
+        jobs = [(self.game, net, n // w + (k < n % w), self.cfg, (seed, it, k)) for k in range(min(n, w))]
+        parts = self.pool.map(play_games, jobs) if self.pool else list(map(play_games, jobs))
+        self.laps = t0, time.time()
+        return [np.concatenate(p) for p in zip(*parts)]
+
+    def iteration_done(self, it, net, optimizer, losses, positions):  # save, then print the progress line
+        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
+        self.spent.update({"self-play": self.spent["self-play"] + t1 - t0, "training": self.spent["training"] + t2-t1})
+        if self.out:
+            save(net, self.out, optimizer, it, cfg)
+            self.saved = it
+        self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
+                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.start:5.0f} s, "
+                 f"about {(t2 - self.start) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
+
+    def __exit__(self, kind, error, trace):
+        if self.pool:
+            self.pool.terminate()
+        if kind is KeyboardInterrupt:
+            held = f"{self.out} holds iteration {self.saved}" if self.out and self.saved else "nothing saved"
+            raise KeyboardInterrupt(f"interrupted at iteration {self.saved + 1}; {held}") from None
+        if kind is None:
+            total = max(sum(self.spent.values()), 1e-9)
+            self.log("time: " + ", ".join(f"{k} {s:.0f} s ({s / total:.0%})" for k, s in self.spent.items()))
+
+
 def save(net, path, optimizer=None, iterations_done=None, cfg=None):
-    """Atomically (a temp file, then a rename), so that an interrupted run never leaves a broken checkpoint.
-    Training also saves what --resume needs: Adam's state, the iterations done and the settings."""
-    tmp = f"{path}.tmp"
+    """Atomically, a temp file then a rename, with what --resume needs: Adam's state, iterations done, settings."""
     ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
-    torch.save(ckpt, tmp)
-    os.replace(tmp, path)
+    torch.save(ckpt, f"{path}.tmp")
+    os.replace(f"{path}.tmp", path)
 
 
-def read_checkpoint(path):
-    """The saved dict; ValueError with one clear line for a missing or corrupt file. weights_only=True never
-    unpickles arbitrary objects."""
+def load(path, game=None, as_net=True):
+    """A saved Net (search and predict take it as it is), or the saved dict; ValueError in one line for a missing,
+    unreadable or wrong-game file. weights_only=True never unpickles arbitrary objects."""
     try:
-        return torch.load(path, weights_only=True)
+        ckpt = torch.load(path, weights_only=True)
+        net = Net(ckpt["game"], ckpt["hidden"]) if as_net else ckpt
+        if as_net:
+            net.load_state_dict(ckpt["state_dict"])
     except FileNotFoundError:
-        raise ValueError(f"no checkpoint at {path}")
+        raise ValueError(f"no checkpoint at {path}") from None
     except Exception as e:
-        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
-
-
-def load(path, game=None):
-    """A saved Net (search takes it as it is; see evaluate); ValueError with one clear line for a missing, corrupt
-    or wrong-game file."""
-    ckpt = read_checkpoint(path)
-    try:
-        net = Net(ckpt["game"], ckpt["hidden"])
-        net.load_state_dict(ckpt["state_dict"])
-    except Exception as e:
-        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})")
-    if game and net.game != game:
-        raise ValueError(f"{path} holds a {net.game} network, not {game}")
+        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})") from None
+    if game and ckpt["game"] != game:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
     return net
 
 
 def resume_from(path, game, cfg, net, optimizer):
-    """Load a training checkpoint's network and Adam state into net and optimizer; return its iterations done.
-    Every setting but the number of iterations must be the one it was trained with."""
-    ckpt = read_checkpoint(path)
-    if ckpt["game"] != game:  # the game, then the algorithm: alone, before any setting
-        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
+    """Load a training checkpoint into net and optimizer; return its iterations done. Only --iterations may change."""
+    ckpt = load(path, game, as_net=False)  # the game, then the algorithm: alone, before any setting
     if ckpt.get("algorithm", ALGORITHM) != ALGORITHM:
         raise ValueError(f"{path} was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume goes on with "
                          f"the algorithm that trained it (--play takes any)")
     if "optimizer" not in ckpt:
         raise ValueError(f"{path} holds no training state to resume (saved before --resume existed)")
-    then = dict(COMMON, **ckpt["settings"], game=ckpt["game"])  # a setting added since had its default then
-    now = dict(cfg, game=game)
+    then, now = dict(COMMON, **ckpt["settings"], game=game), dict(cfg, game=game)  # settings added since: defaults
     changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in now.items() if k != "iterations" and then.get(k) != v]
     if changed:
         raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
@@ -431,17 +429,13 @@ def resume_from(path, game, cfg, net, optimizer):
     return ckpt["iterations_done"]
 
 
-def bar(fraction, width=40):
-    return "#" * round(fraction * width)
-
-
 def print_visits(state, root):
-    """Every legal move, most visited first: its visits and its value for the player who would make it."""
-    total = sum(ch.n for ch in root.children)
-    print(f"  {'move':>6} {'visits':>7} {'value':>9}")
-    for ch in sorted(root.children, key=lambda ch: -ch.n):
-        value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
-        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
+    """Every legal move, most visited first (then by prior): its prior, visits and value for the player making it."""
+    print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
+    for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
+        value = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
+        share = ch.n / (root.n - 1) if root.n > 1 else ch.prior  # of the visits, or of the policy with no search
+        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value}  {'#' * round(40 * share)}")
 
 
 def play(net, n_simulations, human_first=True):
@@ -453,100 +447,54 @@ def play(net, n_simulations, human_first=True):
         if state.first_to_move() == human_first:
             legal = {state.move_name(m): m for m in state.legal_moves()}
             text = input(f"your move ({' '.join(legal)}): ").strip().lower()
-            if text not in legal:
-                print(f"not a legal move: {text!r}")
-                continue
-            state.play(legal[text])
-        elif n_simulations == 0:  # the raw network: its policy, no search
-            priors, value = evaluate(net, [state])[0]
-            print("the network's policy (no search):")
-            for move in sorted(priors, key=priors.get, reverse=True)[:6]:
-                print(f"  {state.move_name(move):>6} {priors[move]:7.2f}  {bar(priors[move])}")
-            move = max(priors, key=priors.get)
-            print(f"the agent plays {state.move_name(move)} (the network's value for itself: {value:+.2f})")
-            state.play(move)
-        else:
-            root = search([state], net, n_simulations)[0]
-            move = best_move(root)
-            chosen = next(ch for ch in root.children if ch.move == move)
-            print(f"the agent searched {n_simulations} simulations:")
-            print_visits(state, root)
-            print(f"the agent plays {state.move_name(move)} (its value for itself: {chosen.w / chosen.n:+.2f})")
-            state.play(move)
-    r = state.result()
-    human = r if human_first else 1 - r
+            state.play(legal[text]) if text in legal else print(f"not a legal move: {text!r}")
+            continue
+        root = search([state], net, n_simulations)[0]
+        print(f"the agent searched {n_simulations} simulations:" if n_simulations else "the raw policy (no search):")
+        print_visits(state, root)
+        chosen = next(ch for ch in root.children if ch.move == best_move(root))
+        value = chosen.w / chosen.n if chosen.n else -root.w / root.n  # no search: the network's value of the position
+        print(f"the agent plays {state.move_name(chosen.move)} (its value for itself: {value:+.2f})")
+        state.play(chosen.move)
+    human = state.result() if human_first else 1 - state.result()
     print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
-
-
-def positive_int(text):
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
-    return int(text)
-
-
-def whole_number(text):
-    if not text.strip().isdigit():
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 0, not {text!r}")
-    return int(text)
-
-
-def number_in(lo, hi=math.inf, lo_open=False):
-    """An argparse type: a finite number from lo (excluded when lo_open) to hi."""
-    def parse(text):
-        try:
-            x = float(text)
-        except ValueError:
-            x = math.nan  # fails the check below
-        if not (math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi):
-            bounds = f"in [{lo}, {hi}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo}"
-            raise argparse.ArgumentTypeError(f"must be a number {bounds}, not {text!r}")
-        return x
-    return parse
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(GAMES), default="connect4", help="which game (default connect4)")
-    parser.add_argument("--iterations", type=positive_int, help="self-play iterations (tictactoe 40, connect4 60)")
-    parser.add_argument("--games", type=positive_int, help="self-play games per iteration (100)")
-    parser.add_argument("--simulations", type=whole_number,
-                        help="simulations per move (tictactoe 100, connect4 50); --play takes 0: the raw policy")
-    parser.add_argument("--hidden", type=positive_int, help="units in each of the two hidden layers (128, 256)")
-    parser.add_argument("--steps", type=positive_int, help="Adam steps per iteration (200, 400)")
-    parser.add_argument("--window", type=positive_int, help="train on the last WINDOW iterations' positions (20)")
-    parser.add_argument("--batch", type=positive_int, help="minibatch size (256)")
-    parser.add_argument("--lr", type=number_in(0, lo_open=True), help="Adam step size, > 0 (1e-3)")
-    parser.add_argument("--weight-decay", type=number_in(0), help="Adam weight decay, >= 0 (1e-4)")
-    parser.add_argument("--considered", type=positive_int, help="moves considered at the root: m = min(16, legal)")
-    parser.add_argument("--mirror", type=int, choices=[0, 1], help="add left-right mirrored positions (connect4 1)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--workers", type=positive_int, default=os.cpu_count(),
-                        help=f"self-play processes (default all cores: {os.cpu_count()})")
+    for key, (lo, hi, meaning) in FLAGS.items():  # the default from SETTINGS and COMMON: one, or each game's
+        shown = {game: "none" if settings(game)[key] is None else f"{settings(game)[key]:g}" for game in SETTINGS}
+        shown = ", ".join(f"{g} {v}" for g, v in shown.items()) if len(set(shown.values())) > 1 else shown.popitem()[1]
+        parser.add_argument(f"--{key.replace('_', '-')}", type=type(lo), metavar="X" if type(lo) is float else "N",
+                            help=f"{meaning}, {lo:g} to {hi:g} (default {shown})")
+    parser.add_argument("--seed", type=int, help="random seed (default 0)")
+    parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
     parser.add_argument("--out", help="checkpoint path, saved every iteration (default GAME_gumbel.pt)")
-    parser.add_argument("--resume", action="store_true", help="go on training the checkpoint at --out up to "
-                        "--iterations, with the same settings (the replay window starts empty: not restored)")
+    parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
     parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
     parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME_gumbel.pt)")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
-    if args.play and args.resume:
-        parser.error("--resume is for training; --play plays a checkpoint")
-    if not args.play and (args.first or args.checkpoint):
-        parser.error(f"--{'first' if args.first else 'checkpoint'} is for --play; training writes --out")
+    for key, (lo, hi, _) in dict(FLAGS, workers=(1, 256, "")).items():
+        if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
+            parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo:g} to {hi:g}")
+    given = {k for k, v in vars(args).items() if v not in (None, False)} - {"game", "play"}
+    for key in sorted(given - {"simulations", "checkpoint", "first"} if args.play else given & {"checkpoint", "first"}):
+        parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
+                                                             else "--play; training writes --out"))
     if args.simulations == 0 and not args.play:
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
-    cfg = settings(args.game, **{k: getattr(args, k) for k in list(SETTINGS["tictactoe"]) + list(COMMON)})
-    default = f"{args.game}_gumbel.pt"
+    cfg, default = settings(args.game, **{key: getattr(args, key) for key in FLAGS}), f"{args.game}_gumbel.pt"
     path = args.out or default
     if not args.play and not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
         parser.error(f"cannot write {path}: its folder does not exist or is not writable")
     try:
         if args.play:
-            play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"],
-                 args.first != "agent")
+            play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"], args.first != "agent")
         else:
-            train(args.game, cfg, seed=args.seed, workers=args.workers, out=path, resume=args.resume)
+            train(args.game, cfg, args.seed or 0, args.workers, path, resume=args.resume)
             print(f"\ncheckpoint: {path}\nplay against it: python gumbel.py --game {args.game} --play"
                   + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:

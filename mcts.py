@@ -143,7 +143,8 @@ if __name__ == "__main__":
         parser.error("--flat is for --game chess: only there does flat Monte Carlo run beside UCT")
     c = args.c if args.c is not None else 0.7 if args.game == "chess" else 1.0
     state, rollout = games.GAMES[args.game](), games.ROLLOUTS[args.game]
-    print(state)
+    to_move = {"go": "Black", "chess": "White", "tictactoe": "X", "connect4": "X"}  # the first player, in each game
+    print(f"{state}\n{to_move[args.game] if state.first_to_move() else 'the second player'} to move")
     on_step, record = track_lead(games.go_point("B1")) if args.game == "go" else (None, None)
     start = time.process_time()
     root = uct_search(state, rollout, args.simulations, c=c, seed=args.seed, on_step=on_step)

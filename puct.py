@@ -114,10 +114,6 @@ def print_visits(state, root, top=6):
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
-def sparkline(values):
-    return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
-
-
 def positive_int(text):
     if not text.strip().isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")

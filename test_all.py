@@ -381,7 +381,7 @@ def test_network_masks_illegal_moves_and_priors_sum_to_one():
     s = games.ConnectFour()
     for _ in range(6):
         s.play(2)  # column 3 is full
-    (priors, value), = alphazero.evaluate(net, [s])
+    (priors, value), = alphazero.predict(net, [s])
     assert set(priors) == {0, 1, 3, 4, 5, 6} and abs(sum(priors.values()) - 1) < 1e-9 and -1 <= value <= 1
 
 
@@ -659,9 +659,9 @@ def test_scripted_play_games_end_as_worked_out(tmp_path):
               "--first", "agent", stdin=moves)
     assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
     lines = out.stdout.splitlines()
-    first = lines.index("the network's policy (no search):")
-    probabilities = [float(line.split()[1]) for line in lines[first + 1:first + 7]]  # the top six of 9 equal ones
-    assert probabilities == [0.11] * 6
+    first = lines.index("the raw policy (no search):")
+    probabilities = [float(line.split()[1]) for line in lines[first + 2:first + 11]]  # the 9 equal priors
+    assert probabilities == [0.11] * 9
 
 
 @pytest.mark.parametrize("module", ["alphazero", "gumbel"])
@@ -714,9 +714,9 @@ def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
 
 
 def test_completed_q_and_sigma_by_hand():
-    node = gumbel.Node()
+    node = gumbel.Node(False)
     node.value = 0.2
-    node.children = [gumbel.Node(a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    node.children = [gumbel.Node(True, a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     assert gumbel.completed_q(node) == [0.2, 0.2, 0.2]  # no visits: the network's value everywhere
     node.children[0].n, node.children[0].w = 2, 1.0    # mean 0.5
     node.children[1].n, node.children[1].w = 1, -0.4   # mean -0.4
@@ -775,7 +775,7 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     results = json.loads(path.read_text())
     assert set(results) == {"questions", "recipe"} and "Summary" in out.stdout
     questions = results["questions"]
-    assert questions["checks"] == [True, True] and "answer: the truth (search) orders" in out.stdout
+    assert [c["within"] for c in questions["checks"]] == [True, True] and "answer: the truth (search) orders" in out.stdout
     bands = questions["solver"]["bands"].values()
     assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
     assert out.stdout.count("  answer: ") == 7 and "the lab's thing to notice" in out.stdout  # five, and the recipe
@@ -955,9 +955,9 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
 def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(capsys):
     root = alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 3)[0]  # 3 simulations: 6 moves unvisited
     alphazero.print_visits(games.TicTacToe(), root)
-    rows = capsys.readouterr().out.splitlines()[1:]
-    assert sum(row.split()[1] == "0" and row.split()[2] == "-" for row in rows) == 6
-    assert all(row.split()[2] != "-" for row in rows if row.split()[1] != "0")
+    rows = capsys.readouterr().out.splitlines()[1:]  # move, prior, visits, value
+    assert sum(row.split()[2] == "0" and row.split()[3] == "-" for row in rows) == 6
+    assert all(row.split()[3] != "-" for row in rows if row.split()[2] != "0")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1036,8 +1036,8 @@ def test_alphazero_puct_score_picks_by_hand():
     #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
     # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
     # pick move 0.
-    root = alphazero.Node()
-    root.children = [alphazero.Node(m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    root = alphazero.Node(False)
+    root.children = [alphazero.Node(True, m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
     alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
     assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
@@ -1052,8 +1052,8 @@ def test_dirichlet_noise_mixes_its_weight_and_alpha():
     # variance's about 0.0002 (tolerance 0.0015).
     rng, draws = np.random.default_rng(7), []
     for _ in range(20_000):
-        root = alphazero.Node()
-        root.children = [alphazero.Node(m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
+        root = alphazero.Node(False)
+        root.children = [alphazero.Node(True, m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
         alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
         draws.append(root.children[0].prior)
     assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
@@ -1139,8 +1139,8 @@ def test_gumbel_interior_selection_by_hand():
     # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
     # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
     # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
-    node = gumbel.Node()
-    node.children = [gumbel.Node(m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
+    node = gumbel.Node(False)
+    node.children = [gumbel.Node(True, m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
     for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
         ch.n, ch.w = n, n * mean
     assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
