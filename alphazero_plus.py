@@ -1,8 +1,9 @@
-"""AlphaZero, going further: alphazero.py plus four changes, each a flag, that the lab's questions led to.
+"""AlphaZero, going further: alphazero.py plus five changes, each a flag, that the lab's questions led to.
   --q-weight W        the value target mixes the game's outcome with the search's value of the position
   --random-openings F this fraction of self-play games starts from a uniformly random first move
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
   --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
+  --pipeline 1        each iteration's games are played while the network trains on the last ones: every core busy
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
@@ -10,15 +11,16 @@ the lab's plus a quarter of random openings, which left fewer blind spots at eac
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal
 """
 import os
+import signal
 
-if __name__ == "__main__":  # one BLAS thread a process (see start_process): numpy reads these as it loads
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
     os.environ.update({v: os.environ.get(v, "1") for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import argparse
 import contextlib
 import gc
 import math
 import multiprocessing
-import signal
 import sys
 import time
 
@@ -30,36 +32,41 @@ import games
 ALGORITHM = "alphazero_plus"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}
 SETTINGS = {  # the lab's settings and the going-further ones that beat them; every one has a flag
-    "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=False,
+    "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=0,
                       random_openings=0.25),
-    "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=True,
-                     window=30, lr_final=1e-4, q_weight=1.0, random_openings=0.25, reuse_tree=True)}
+    "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
+                     window=30, lr_final=1e-4, q_weight=1.0, random_openings=0.25, reuse_tree=1, pipeline=1)}
 COMMON = dict(window=20, batch=256, lr=1e-3, lr_final=None, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25,
-              net="mlp", reuse_tree=False, random_openings=0.0, q_weight=0.0)
+              net="mlp", reuse_tree=0, random_openings=0.0, q_weight=0.0, pipeline=0)
 FLAGS = {  # what each setting means, and the range its flag takes (whole numbers if the bounds are whole)
-    "iterations": (1, 10_000, "self-play iterations"), "games": (1, 100_000, "self-play games per iteration"),
+    "iterations": (1, 10_000, "self-play iterations"),
+    "games": (1, 100_000, "self-play games per iteration"),
     "simulations": (0, 100_000, "simulations per move; --play takes 0: the raw policy"),
     "temp_moves": (0, 1_000, "moves sampled by visit counts at the start of a game, then the most visited"),
     "hidden": (1, 4_096, "units in each of the network's two hidden layers"),
-    "steps": (1, 100_000, "Adam steps per iteration"), "batch": (1, 65_536, "minibatch size"),
+    "steps": (1, 100_000, "Adam steps per iteration"),
+    "batch": (1, 65_536, "minibatch size"),
     "window": (1, 10_000, "train on the positions of the last N iterations"),
-    "lr": (1e-6, 1.0, "Adam step size"), "weight_decay": (0.0, 1.0, "Adam weight decay"),
+    "lr": (1e-6, 1.0, "Adam step size"),
     "lr_final": (1e-6, 1.0, "Adam step size at the last iteration, reached by a geometric fall from --lr"),
-    "c_puct": (0.0, 100.0, "PUCT exploration constant c"), "alpha": (1e-3, 100.0, "Dirichlet noise concentration"),
+    "weight_decay": (0.0, 1.0, "Adam weight decay"),
+    "c_puct": (0.0, 100.0, "PUCT exploration constant c"),
+    "alpha": (1e-3, 100.0, "Dirichlet noise concentration"),
     "noise": (0.0, 1.0, "weight of the Dirichlet noise in the root's priors in self-play"),
     "mirror": (0, 1, "1: add the left-right mirror image of every position to the training data"),
     "reuse_tree": (0, 1, "1: keep the chosen move's subtree for the next search"),
     "random_openings": (0.0, 1.0, "fraction of self-play games whose first move is uniformly random, not searched"),
-    "q_weight": (0.0, 1.0, "weight of the search's value of each position in its value target (0: the outcome)")}
+    "q_weight": (0.0, 1.0, "weight of the search's value of each position in its value target (0: the outcome)"),
+    "pipeline": (0, 1, "1: each iteration's games are played while the network trains, by the network one step older")}
 
 
 class Node:
-    __slots__ = ("move", "parent", "children", "prior", "first_moved", "n", "w")  # self-play makes millions
+    """A position in the tree, reached by `move` from its parent; N and W count for the player who made `move`."""
+    __slots__ = ("move", "parent", "children", "prior", "n", "w")  # self-play makes millions
 
-    def __init__(self, first_moved, move=None, parent=None, prior=1.0):
+    def __init__(self, move=None, parent=None, prior=1.0):
         self.move, self.parent, self.children = move, parent, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
-        self.first_moved = first_moved                # True if the first player made `move`
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
 
 
@@ -85,17 +92,17 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
 
         # 2. Expand: one network call gives every legal move a child with its prior
         for (node, state), (priors, value) in zip(leaves, predict(net, [state for _, state in leaves], cache)):
-            node.children = [Node(state.first_to_move(), move, node, p)
+            node.children = [Node(move, node, p)
                              for move, p in priors.items()]
 
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
-            #    for the first player: one network then plays both sides. Back up the first player's view of it.
-            result = value if state.first_to_move() else -value
+            #    for the first player: one network then plays both sides, and a value changes sign with the view
 
-            # 4. Back up: each node on the path counts the visit and scores the result for the player who moved into it
+            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
             while node is not None:
+                value = -value  # the player who moved into this node is the one not to move in it
                 node.n += 1
-                node.w += result if node.first_moved else -result
+                node.w += value
                 node = node.parent
     return roots
 
@@ -104,10 +111,10 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None):
     """The roots of a search, expanded by the network: new ones for None, and a tree kept from the last move as it
     is. A new root counts its expansion as its first visit, so that sqrt(N(root)) = sqrt(sum_b N(b) + 1), the lab's
     formula. noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors (self-play)."""
-    roots = [root or Node(not s.first_to_move()) for root, s in zip(roots or [None] * len(root_states), root_states)]
+    roots = [root or Node() for root in roots or [None] * len(root_states)]
     new = [(root, s) for root, s in zip(roots, root_states) if not root.children]
     for (root, state), (priors, value) in zip(new, predict(net, [s for _, s in new], cache)):
-        root.children = [Node(state.first_to_move(), move, root, p) for move, p in priors.items()]
+        root.children = [Node(move, root, p) for move, p in priors.items()]
         root.n, root.w = 1, -value  # the value for whoever moved into the root, as the back-up scores it
     if noise is not None:
         for root in roots:
@@ -198,8 +205,8 @@ def predict(net, states, cache=None):
     priors are a softmax over the legal moves only; a finished game gets none, and its exact value. cache ({position's
     key: output}, for this network) answers the positions met before at no cost: in self-play, three in four."""
     net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load): copied for this call
-    cache = {} if cache is None else cache
-    new = {s.key(): s for s in states if s.key() not in cache}  # each position once, even if it comes twice
+    cache, keys = {} if cache is None else cache, [s.key() for s in states]
+    new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position once, even if it comes twice
     moves = {key: s.legal_moves() for key, s in new.items()}
     live = [key for key in new if moves[key]]
     for key in new:
@@ -207,14 +214,15 @@ def predict(net, states, cache=None):
             cache[key] = ({}, outcome(new[key]))
     if live:
         logits, values = net(type(new[live[0]]).encode_many([new[key] for key in live]))
+        rows = [row for row, key in enumerate(live) for _ in moves[key]]
+        columns = [m for key in live for m in moves[key]]
         masked = np.full(logits.shape, -np.inf)  # illegal moves: probability 0
-        for row, key in enumerate(live):
-            masked[row, moves[key]] = logits[row, moves[key]]
+        masked[rows, columns] = logits[rows, columns]
         e = np.exp(masked - masked.max(axis=1, keepdims=True))
         priors = (e / e.sum(axis=1, keepdims=True)).tolist()
         for key, p, value in zip(live, priors, values.tolist()):
             cache[key] = ({m: p[m] for m in moves[key]}, value)
-    return [cache[s.key()] for s in states]
+    return [cache[key] for key in keys]
 
 
 def outcome(state):
@@ -248,12 +256,14 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
         found = search([states[i] for i in live], net, n_simulations, c_puct, noise=(rng, alpha, noise),
                        roots=[roots[i] for i in live], cache=cache)
         for i, root in zip(live, found):
-            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)
+            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)  # the label: each move's share of the visits
             for move, p in visit_policy(root).items():
                 pi[move] = p
             history[i].append((states[i].encode(), pi, states[i].first_to_move(), -root.w / root.n))
+            # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
             move = rng.choice(len(pi), p=pi / pi.sum()) if len(history[i]) <= temp_moves else best_move(root)
             states[i].play(move)
+            # --reuse-tree: the chosen move's subtree, with the visits it got, becomes the next search's root
             roots[i] = reuse_tree and next((ch for ch in root.children if ch.move == move and ch.children), None)
             if roots[i]:
                 roots[i].parent = None  # the rest of the old tree can go
@@ -267,12 +277,12 @@ def fit(net, optimizer, data, steps, batch, rng):
     """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     losses = []
-    for _ in range(steps):
+    for _ in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
         policy_loss = -(pi[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-        optimizer.zero_grad()
+        optimizer.zero_grad()  # the loss's third term, weight decay, is Adam's weight_decay
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
@@ -299,6 +309,9 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     `window` iterations, repeat; return the trained Net. resume: go on from the checkpoint at `out` (its network,
     Adam's state and iterations; the replay window starts empty). Run, below the banner, shares the games among
     `workers` processes, saves to `out` (if given) and logs each iteration, and adds up the seconds in `spent`."""
+    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]  # your own game's, say
+    if missing:
+        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
     start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -309,36 +322,45 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
         on_iteration(0, net)
     replay = []
     with Run(game, cfg, workers, out, done, log, spent) as run:
+        games = run.start(NumpyNet(net), seed, done + 1)
         for it in range(done + 1, cfg["iterations"] + 1):
-            x, pi, z = run.self_play(NumpyNet(net), seed, it)
+            x, pi, z = run.collect(games)
+            # --pipeline: the next iteration's games start now, in the workers, with the network not yet trained on
+            # these, while the main process trains it: every core is busy, and the games are one step behind
+            games = run.start(NumpyNet(net), seed, it + 1) if cfg["pipeline"] and it < cfg["iterations"] else None
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
                 pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay = (replay + [(x, pi, z)])[-cfg["window"]:]
+            replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
             for group in optimizer.param_groups:
                 group["lr"] = step_size(cfg, it)
             losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
             run.iteration_done(it, net, optimizer, losses, len(z))
             if on_iteration:
                 on_iteration(it, net)
+            if games is None and it < cfg["iterations"]:
+                games = run.start(NumpyNet(net), seed, it + 1)
     return net
 
 
-# Plumbing: processes, checkpoints, the terminal game, the command line ------------------------------------------
+# Plumbing: processes, signals, checkpoints, the terminal game, the command line ---------------------------------
 
 def start_process(worker=False):
     """How every process of a run computes, set first thing in each (the README's Speed section has the numbers)."""
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default thresholds doubled self-play
-    if worker:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process stops the workers
+    if worker:  # Ctrl-C and a closing terminal are the main process's to handle: it stops the workers (SIGTERM)
+        for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
 
 
-def play_games(job):
-    """One worker's share of an iteration's games, with its own random stream."""
-    game, net, n_games, cfg, seed = job
+def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop as Ctrl-C does, status 128 + signal
+    raise KeyboardInterrupt(128 + signum)
+
+
+def play_games(game, net, n_games, cfg, seed):  # one worker's share of an iteration's games, its own random stream
     gc.disable()  # the trees' nodes point to their parents: cycles, collected once when the games are done
     try:
         return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], np.random.default_rng(seed),
@@ -350,42 +372,66 @@ def play_games(job):
 
 
 class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives the Run itself
-    """A training run's worker processes, clock, checkpoint and progress line; Ctrl-C stops it in one line."""
+    """A training's worker processes, clock, checkpoint (claimed in PATH.lock), progress line and CSV, and its stop."""
 
     def __init__(self, game, cfg, workers, out, done, log, spent):
         self.game, self.cfg, self.out, self.log, self.done, self.saved = game, cfg, out, log, done, done
         self.workers, self.spent = workers or os.cpu_count(), {} if spent is None else spent
-        self.spent.update({"self-play": 0.0, "training": 0.0})
+        if out is not None:
+            claim(out)
         self.pool = multiprocessing.Pool(self.workers, start_process, (True,)) if self.workers > 1 else None
-        self.start = time.time()
+        self.began = time.time()
 
-    def self_play(self, net, seed, it):  # the iteration's games, shared among the workers
-        t0, n, w = time.time(), self.cfg["games"], self.workers
+    def start(self, net, seed, it):  # the iteration's games, shared among the workers, begin (with none: wait)
+        n, w = self.cfg["games"], self.workers
         jobs = [(self.game, net, n // w + (k < n % w), self.cfg, (seed, it, k)) for k in range(min(n, w))]
-        parts = self.pool.map(play_games, jobs) if self.pool else list(map(play_games, jobs))
+        return self.pool.starmap_async(play_games, jobs) if self.pool else jobs
+
+    def collect(self, games):  # the games begun, once played: the wait counts as self-play
+        t0 = time.time()
+        parts = games.get() if self.pool else [play_games(*job) for job in games]
         self.laps = t0, time.time()
         return [np.concatenate(p) for p in zip(*parts)]
 
     def iteration_done(self, it, net, optimizer, losses, positions):  # save, then print the progress line
         (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
-        self.spent.update({"self-play": self.spent["self-play"] + t1 - t0, "training": self.spent["training"] + t2-t1})
-        if self.out:
+        self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
+        if self.out:  # the checkpoint, and beside it the progress as data: connect4.pt, connect4.csv
             save(net, self.out, optimizer, it, cfg)
+            with open(os.path.splitext(self.out)[0] + ".csv", "w" if it == 1 else "a") as f:
+                f.write("iteration,positions,value_loss,policy_loss,self_play_s,training_s\n" * (it == 1) +
+                        f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n")
             self.saved = it
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
                  f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
-                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.start:5.0f} s, "
-                 f"about {(t2 - self.start) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
+                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
+                 f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
     def __exit__(self, kind, error, trace):
         if self.pool:
             self.pool.terminate()
-        if kind is KeyboardInterrupt:
-            held = f"{self.out} holds iteration {self.saved}" if self.out and self.saved else "nothing saved"
-            raise KeyboardInterrupt(f"interrupted at iteration {self.saved + 1}; {held}") from None
-        if kind is None:
-            total = max(sum(self.spent.values()), 1e-9)
-            self.log("time: " + ", ".join(f"{k} {s:.0f} s ({s / total:.0%})" for k, s in self.spent.items()))
+        if self.out:
+            os.remove(f"{self.out}.lock")
+        if kind is KeyboardInterrupt:  # what the checkpoint holds, and how to go on; the signal's status goes along
+            held = f"{self.out} holds iteration {self.saved}: add --resume to go on" if self.saved else "nothing saved"
+            raise KeyboardInterrupt(f"interrupted at iteration {self.saved + 1}; {held}", *error.args) from None
+
+
+def claim(path):
+    """Refuse a path that cannot be written or that a live training writes (PATH.lock holds its process id)."""
+    try:
+        other = int(open(f"{path}.lock").read())
+        os.kill(other, 0)  # no error: that process is alive
+    except (OSError, ValueError):
+        other = None
+    if other or not path or os.path.isdir(path):
+        raise ValueError(f"{path} is being written by another training, process {other}: choose another --out" if other
+                         else f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
+    try:
+        with open(f"{path}.lock", "w") as f:
+            f.write(str(os.getpid()))
+    except OSError as e:
+        raise ValueError(f"cannot write the checkpoint {path}: {e.strerror}") from None
 
 
 def save(net, path, optimizer=None, iterations_done=None, cfg=None):
@@ -399,30 +445,27 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
 
 
 def load(path, game=None, as_net=True):
-    """A saved Net (search and predict take it as it is), or the saved dict; ValueError in one line for a missing,
-    unreadable or wrong-game file. weights_only=True never unpickles arbitrary objects."""
+    """A saved Net (search takes it as it is), or the dict; ValueError in one line for a bad or wrong-game file."""
     try:
-        ckpt = torch.load(path, weights_only=True)
-        net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp")) if as_net else ckpt  # mlp: alphazero.py's
-        if as_net:
+        ckpt, net = torch.load(path, weights_only=True), None
+        if as_net and ckpt["game"] in GAMES:
+            net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # mlp: alphazero.py's
             net.load_state_dict(ckpt["state_dict"])
-    except FileNotFoundError:
-        raise ValueError(f"no checkpoint at {path}") from None
     except Exception as e:
-        raise ValueError(f"{path} is not a readable checkpoint ({type(e).__name__})") from None
-    if game and ckpt["game"] != game:
-        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
-    return net
+        raise ValueError(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else
+                         f"{path} is not a readable checkpoint ({type(e).__name__})") from None
+    if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
+        raise ValueError(f"{path} holds a network for {ckpt['game']!r}: register that game in GAMES and SETTINGS first"
+                         if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
+    return net if as_net else ckpt
 
 
 def resume_from(path, game, cfg, net, optimizer):
     """Load a training checkpoint into net and optimizer; return its iterations done. Only --iterations may change."""
     ckpt = load(path, game, as_net=False)  # the game, then the algorithm: alone, before any setting
-    if ckpt.get("algorithm", ALGORITHM) != ALGORITHM:
-        raise ValueError(f"{path} was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume goes on with "
-                         f"the algorithm that trained it (--play takes any)")
-    if "optimizer" not in ckpt:
-        raise ValueError(f"{path} holds no training state to resume (saved before --resume existed)")
+    if ckpt.get("algorithm", ALGORITHM) != ALGORITHM or "optimizer" not in ckpt:
+        raise ValueError(f"{path} holds no training state to resume" if "optimizer" not in ckpt else
+                         f"{path} was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume needs that one")
     then, now = dict(COMMON, **ckpt["settings"], game=game), dict(cfg, game=game)  # settings added since: defaults
     changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in now.items() if k != "iterations" and then.get(k) != v]
     if changed:
@@ -434,49 +477,41 @@ def resume_from(path, game, cfg, net, optimizer):
     return ckpt["iterations_done"]
 
 
-def print_visits(state, root):
-    """Every legal move, most visited first (then by prior): its prior, visits and value for the player making it."""
-    print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
-    for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
-        value = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
-        share = ch.n / (root.n - 1) if root.n > 1 else ch.prior  # of the visits, or of the policy with no search
-        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value}  {'#' * round(40 * share)}")
+def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False):
+    """A human against the agent in the terminal; with reuse_tree the last search's subtree goes on growing."""
+    kept = [None]  # the agent's last move's node
 
-
-def play(net, n_simulations, human_first=True):
-    """A human against the agent in the terminal; moves are read from standard input, so a game can be scripted."""
-    state = GAMES[net.game]()
-    print(f"you are {'X and move first' if human_first else 'O and move second'}; Ctrl-D or Ctrl-C to stop")
-    while not state.is_over():
-        print(f"\n{state}")
-        if state.first_to_move() == human_first:
-            legal = {state.move_name(m): m for m in state.legal_moves()}
-            text = input(f"your move ({' '.join(legal)}): ").strip().lower()
-            state.play(legal[text]) if text in legal else print(f"not a legal move: {text!r}")
-            continue
-        root = search([state], net, n_simulations)[0]
+    def agent(state, reply):
+        root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
+        root = search([state], net, n_simulations, c_puct, roots=[root if reuse_tree else None])[0]
         print(f"the agent searched {n_simulations} simulations:" if n_simulations else "the raw policy (no search):")
-        print_visits(state, root)
-        chosen = next(ch for ch in root.children if ch.move == best_move(root))
-        value = chosen.w / chosen.n if chosen.n else -root.w / root.n  # no search: the network's value of the position
+        print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")  # every legal move, most visited first
+        for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
+            value = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
+            share = ch.n / (root.n - 1) if root.n > 1 else ch.prior  # of the visits, or of the policy with no search
+            print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value}  {'#' * round(40 * share)}")
+        chosen = kept[0] = next(ch for ch in root.children if ch.move == best_move(root))
+        value = chosen.w / chosen.n if chosen.n else -root.w / root.n  # no search: the network's value
         print(f"the agent plays {state.move_name(chosen.move)} (its value for itself: {value:+.2f})")
-        state.play(chosen.move)
-    human = state.result() if human_first else 1 - state.result()
-    print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
+        chosen.parent = None  # the rest of the old tree can go
+        return chosen.move
+    games.play_in_terminal(GAMES[net.game](), agent, human_first)
 
 
 if __name__ == "__main__":
+    for sig, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, stop), (signal.SIGHUP, stop)):
+        signal.signal(sig, handler)  # from here on each ends in one line (see the end)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(GAMES), default="connect4", help="which game (default connect4)")
     for key, (lo, hi, meaning) in FLAGS.items():  # the default from SETTINGS and COMMON: one, or each game's
-        shown = {game: "none" if settings(game)[key] is None else f"{settings(game)[key]:g}" for game in SETTINGS}
-        shown = ", ".join(f"{g} {v}" for g, v in shown.items()) if len(set(shown.values())) > 1 else shown.popitem()[1]
+        shown = {f"{settings(game)[key]}": game for game in SETTINGS}
+        shown = ", ".join(f"{g} {v}" for v, g in shown.items()) if len(shown) > 1 else shown.popitem()[0]
         parser.add_argument(f"--{key.replace('_', '-')}", type=type(lo), metavar="X" if type(lo) is float else "N",
                             help=f"{meaning}, {lo:g} to {hi:g} (default {shown})")
     parser.add_argument("--net", choices=["mlp", "conv"], help="mlp: the lab's network (default); conv: two 3x3 "
                         "convolutions with 32 channels before it")
-    parser.add_argument("--seed", type=int, help="random seed (default 0)")
+    parser.add_argument("--seed", type=int, help="random seed, 0 to 2^32 - 1 (default 0)")
     parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
     parser.add_argument("--out", help="checkpoint path, saved every iteration (default GAME_plus.pt)")
     parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
@@ -484,30 +519,32 @@ if __name__ == "__main__":
     parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME_plus.pt)")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
-    for key, (lo, hi, _) in dict(FLAGS, workers=(1, 256, "")).items():
+    for key, (lo, hi, _) in dict(FLAGS, workers=(1, 256, ""), seed=(0, 2**32 - 1, "")).items():
         if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
-            parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo:g} to {hi:g}")
-    given = {k for k, v in vars(args).items() if v not in (None, False)} - {"game", "play"}
-    for key in sorted(given - {"simulations", "checkpoint", "first"} if args.play else given & {"checkpoint", "first"}):
+            parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo} to {hi}")
+    given = {k for k, v in vars(args).items() if v is not None and v is not False} - {"game", "play"}
+    for_play = {"simulations", "c_puct", "reuse_tree", "checkpoint", "first"}
+    for key in sorted(given - for_play if args.play else given & for_play - set(FLAGS)):
         parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
                                                              else "--play; training writes --out"))
     if args.simulations == 0 and not args.play:
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
     cfg, default = settings(args.game, **{key: getattr(args, key) for key in [*FLAGS, "net"]}), f"{args.game}_plus.pt"
-    path = args.out or default
-    if not args.play and not os.access(os.path.dirname(os.path.abspath(path)), os.W_OK):
-        parser.error(f"cannot write {path}: its folder does not exist or is not writable")
+    path = args.checkpoint if args.play else args.out
+    path = default if path is None else path  # an empty path is refused, not taken for the default
     try:
         if args.play:
-            play(NumpyNet(load(args.checkpoint or default, args.game)), cfg["simulations"], args.first != "agent")
+            play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["c_puct"],
+                 cfg["reuse_tree"])
         else:
             train(args.game, cfg, args.seed or 0, args.workers, path, resume=args.resume)
             print(f"\ncheckpoint: {path}\nplay against it: python alphazero_plus.py --game {args.game} --play"
                   + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:
         sys.exit(f"{parser.prog}: error: {e}")
-    except KeyboardInterrupt as e:  # Ctrl-C: one line, and the usual exit status for it
-        print(f"\n{e or ('bye' if args.play else 'interrupted')}", file=sys.stderr)
-        sys.exit(130)
+    except KeyboardInterrupt as e:  # one line, and the status: 130 for Ctrl-C, 128 + the signal for the others
+        text, status = [a for a in e.args if isinstance(a, str)], [a for a in e.args if isinstance(a, int)]
+        print("\n" + (text or ["bye" if args.play else "interrupted"])[0], file=sys.stderr)
+        sys.exit((status or [130])[0])
     except EOFError:
         print("\nbye")

@@ -1,18 +1,19 @@
-"""Every expected-results table of the seeds, ours beside theirs.
+"""Every expected-results table of the documents (the article and the lab), ours beside theirs.
 
-    python evaluate.py                      # the seeds' tables: the article, then the lab's Parts 1, 2, 3a and 3b
+    python evaluate.py                      # every table: the article, then the lab's Parts 1, 2, 3a and 3b
     python evaluate.py --part blog          # the article's numbers: UCT on Go and chess, PUCT, the worked example
     python evaluate.py --part 1             # the lab's Part 1: AlphaZero on tic-tac-toe against the exact solution
     python evaluate.py --part 2             # the lab's Part 2: AlphaZero on Connect Four against three opponents
     python evaluate.py --quick              # every part at a small size, in seconds
     python evaluate.py --checkpoint connect4.pt    # measure one saved network the same way
-Going further than the seeds (the exact Connect Four solver, the five questions, the strong player): further.py.
+Going further than the documents (the exact Connect Four solver, the five questions, the strong player): further.py.
 """
 import os
+import signal
 
-if __name__ == "__main__":  # one BLAS thread a process (see start_process): numpy reads these as it loads
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(_var, "1")
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
+    os.environ.update({v: os.environ.get(v, "1") for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import argparse
 import dataclasses
 import functools
@@ -27,6 +28,7 @@ import time
 import numpy as np
 
 import alphazero
+import alphazero_plus
 import games
 import gumbel
 import mcts
@@ -43,10 +45,11 @@ class Check:
 
 
 def table(title, header, rows):
-    """Print one table: a title, a header line, then rows of already formatted cells."""
+    """Print one table: a title, a header line, then rows of cells (floats to 3 places; nan, a fraction of nothing,
+    as "-")."""
     first, *rest = title.split("\n")
     print(f"\n=== {first} ===" + "".join("\n" + line for line in rest))
-    rows = [[f"{x:.3f}" if isinstance(x, float) else x for x in cells] for cells in rows]
+    rows = [[("-" if math.isnan(x) else f"{x:.3f}") if isinstance(x, float) else x for x in cells] for cells in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for cells in [header] + rows:
         print("  " + "  ".join(f"{str(x):>{w}}" if i else f"{str(x):<{w}}" for i, (x, w) in enumerate(zip(cells, widths))))
@@ -78,7 +81,8 @@ def blog_go(seeds, n):
         runs.append({"seed": seed, "best": state.move_name(mcts.best_move(root)), "b1_visits": node.n,
                      "b1_win_rate": round(node.w / node.n, 3),
                      "runner_up": f"{state.move_name(second.move)} {second.n} ({second.w / second.n:.2f})",
-                     "b1_leads_from": record["lead_from"], "seconds": round(seconds, 2)})
+                     "b1_leads_from": record["lead_from"], "seconds": round(seconds, 2),
+                     "visits": {state.move_name(ch.move): ch.n for ch in root.children}, "b1_share": record["share"]})
     a = ARTICLE["go"]
     rows = [[label, a[key]] + [r[key] for r in runs]
             for label, key in (("B1 visits", "b1_visits"), ("B1 win rate", "b1_win_rate"), ("runner-up", "runner_up"),
@@ -107,6 +111,8 @@ def blog_chess(seed, n, n_flat):
             "top6": " ".join(name(ch.move) for ch in top6),
             "top6_allowing_mate": sum(ch.move in allowing for ch in top6),
             "moves_allowing_mate": f"{len(allowing)} of {len(flat)}", "seconds": round(seconds, 2)}
+    figure = {"flat": scores, "uct_visits": {name(ch.move): ch.n for ch in root.children},
+              "allowing_mate": [name(m) for m in allowing]}
     labels = [("flat Monte Carlo: Qxd7's score", "flat_qxd7"), ("  its rank", "flat_qxd7_rank"),
               ("flat Monte Carlo: Kf1's score", "flat_kf1"), ("  its rank", "flat_kf1_rank"),
               (f"UCT: Qxd7's visits of {n:,}", "mcts_qxd7_visits"), ("UCT: six most visited", "top6"),
@@ -115,7 +121,7 @@ def blog_chess(seed, n, n_flat):
     a = ARTICLE["chess"]
     table(f"Article, Part 1: the chess trap (flat: {n_flat} rollouts a move; UCT: {n:,} simulations, c = 0.7; seed {seed})",
           ["", "article", "ours"], [[label, a.get(key, ""), ours[key]] for label, key in labels])
-    return {"ours": ours, "article": a}
+    return {"ours": ours, "article": a, "figure": figure}
 
 
 def blog_puct(seeds, n):
@@ -230,7 +236,7 @@ LAB = {  # the lab's expected results: its tables by iteration, by seed, or by s
     "3b": {2: 0.54, 4: 0.55, 8: 0.49, 16: 0.49, 32: 0.45, 64: 0.43},
 }
 NAMES = {"alphazero": "puct", "gumbel": "gumbel"}
-ALGORITHMS = {"alphazero": alphazero, "gumbel": gumbel}
+ALGORITHMS = {"alphazero": alphazero, "gumbel": gumbel, "alphazero_plus": alphazero_plus}
 SOLVED = {}  # (x bits, o bits) -> minimax value for the player to move
 
 
@@ -493,13 +499,14 @@ def part_1(args):
     return {"ours": ours, "lab": LAB["1"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
-def connect4_jobs(net, n_simulations, sizes, seed, tag=""):
+def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero"):
     """The raw policy against the tactical player; search against random, tactical and UCT-400."""
     n_tactical, n_other, uct = sizes
+    agent = Agent(net, n_simulations, algorithm)
     return {f"{tag}policy_v_tactical": Match("connect4", Agent(net, 0), tactical_player, n_tactical, seed),
-            f"{tag}search_v_random": Match("connect4", Agent(net, n_simulations), random_player, n_other, seed),
-            f"{tag}search_v_tactical": Match("connect4", Agent(net, n_simulations), tactical_player, n_tactical, seed),
-            f"{tag}search_v_uct": Match("connect4", Agent(net, n_simulations), UCTPlayer(uct), n_other, seed)}
+            f"{tag}search_v_random": Match("connect4", agent, random_player, n_other, seed),
+            f"{tag}search_v_tactical": Match("connect4", agent, tactical_player, n_tactical, seed),
+            f"{tag}search_v_uct": Match("connect4", agent, UCTPlayer(uct), n_other, seed)}
 
 
 def part_2_sizes(quick):
@@ -621,6 +628,198 @@ def part_3b(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Pictures (--plots DIR): each table drawn as the curve it is, the documents' numbers beside ours. Each function
+# takes a part's results and returns {file name: figure}; matplotlib is imported here only.
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("--plots draws with matplotlib, which is not installed: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def beside(ax, xs, ours, theirs, label, color, source="lab"):
+    """Our numbers as a line with dots; the document's, where it has one, as hollow squares of the same colour."""
+    ax.plot(xs, ours, "o-", color=color, label=f"{label}: ours")
+    known = [(x, t) for x, t in zip(xs, theirs) if t is not None]
+    if known:
+        ax.plot(*zip(*known), "s", color=color, markerfacecolor="none", markersize=9, label=f"{label}: the {source}'s")
+
+
+def plot_blog(r):
+    plt, figures = pyplot(), {}
+    run = r["go"]["runs"][0]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    top = sorted(run["visits"].items(), key=lambda kv: -kv[1])[:10]
+    left.bar([m for m, _ in top], [n for _, n in top], color=["C3" if m == "B1" else "C0" for m, _ in top])
+    left.set(xlabel="Black's move (the 10 most visited)", ylabel="visits", yscale="log")
+    right.plot(list(run["b1_share"]), list(run["b1_share"].values()), "o-", color="C3", label="ours")
+    right.axhline(ARTICLE["go"]["b1_visits"] / 5000, ls=":", color="grey", label="the article's after 5,000 simulations")
+    right.set(xlabel="simulations", ylabel="B1's share of the visits", ylim=(0, 1))
+    right.legend(loc="lower right")
+    fig.suptitle(f"Article, Part 1, Figure 2: UCT on the 7x7 Go corner (seed {run['seed']}): the visits each move "
+                 f"got, and B1's share as the search went on")
+    figures["article_1_figure_2_go"] = fig
+
+    chess = r["chess"]["figure"]
+    moves = sorted(chess["flat"], key=lambda m: -chess["flat"][m])
+    colours = ["C3" if m == "Qxd7" else "C1" if m in chess["allowing_mate"] else "C0" for m in moves]
+    fig, (top_ax, bottom_ax) = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
+    top_ax.bar(moves, [chess["flat"][m] for m in moves], color=colours)
+    top_ax.set(ylabel="flat Monte Carlo's score", ylim=(0, 1))
+    bottom_ax.bar(moves, [chess["uct_visits"][m] for m in moves], color=colours)
+    bottom_ax.set(ylabel="UCT's visits", xlabel="White's 26 moves, by flat Monte Carlo's score (red: Qxd7; orange: "
+                  "the other moves that allow ...Re1#)")
+    bottom_ax.tick_params(axis="x", rotation=90)
+    fig.suptitle("Article, Part 1, Figure 3: the chess trap. Flat Monte Carlo ranks the free knight first; the tree "
+                 "gives it few visits")
+    figures["article_1_figure_3_chess"] = fig
+
+    example = r["worked_example"]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    c, total = 1.5, 40
+    for k, (name, (prior, n, q)) in enumerate(example["passages"].items()):
+        trips = np.arange(0, 31)
+        left.plot(trips, c * prior * math.sqrt(total) / (1 + trips), color=f"C{k}", label=f"{name} (P = {prior})")
+        left.plot([n], [c * prior * math.sqrt(total) / (1 + n)], "o", color=f"C{k}")
+    left.set(xlabel="the passage's trips N", ylabel="bonus U = c P sqrt(40) / (1 + N)")
+    left.legend()
+    names = list(example["passages"])
+    q = [example["passages"][p][2] for p in names]
+    u = [c * example["passages"][p][0] * math.sqrt(total) / (1 + example["passages"][p][1]) for p in names]
+    right.bar(names, q, label="average Q")
+    right.bar(names, u, bottom=q, label="bonus U")
+    right.set(ylabel="Q + U, the select step's score")
+    right.legend()
+    fig.suptitle(f"Article, Part 2, Figure 2: the PUCT bonus shrinks as visits pile up (40 trips, c_puct = 1.5); the "
+                 f"crack wins by {example['crack_margin']:.3f}")
+    figures["article_2_figure_2_puct"] = fig
+    return figures
+
+
+def plot_part_1(r):
+    plt = pyplot()
+    its = list(r["ours"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for k, who in enumerate(("policy", "search")):
+        lab = [getattr(r["lab"][it], f"{who}_optimal") if it in r["lab"] else None for it in its]
+        beside(left, its, [getattr(r["ours"][it], f"{who}_optimal") for it in its], lab, who, f"C{k}")
+        lab = [getattr(r["lab"][it], f"{who}_losses") if it in r["lab"] else None for it in its]
+        beside(right, its, [getattr(r["ours"][it], f"{who}_losses") for it in its], lab, who, f"C{k}")
+    left.set(xlabel="iteration", ylabel="fraction of the 4,520 positions answered optimally")
+    right.set(xlabel="iteration", ylabel="losses in the games against the perfect player")
+    left.legend()
+    right.legend()
+    fig.suptitle("Lab, Part 1: AlphaZero on tic-tac-toe, the raw policy and search with 100 simulations")
+    return {"lab_part_1": fig}
+
+
+def plot_part_2(r):
+    plt = pyplot()
+    its = list(r["ours"])
+    fig, ax = plt.subplots(figsize=(8, 4.8))
+    for k, field in enumerate(f.name for f in dataclasses.fields(Connect4Row)):
+        beside(ax, its, [getattr(r["ours"][it], field) for it in its],
+               [getattr(r["lab"][it], field) if it in r["lab"] else None for it in its], field.replace("_", " "), f"C{k}")
+    ax.set(xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
+    ax.legend(fontsize="small")
+    fig.suptitle("Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400")
+    more, lab_more = r["more_search"], r["lab_more_search"]
+    fig2, ax2 = plt.subplots(figsize=(7, 4.2))
+    sims = list(more)
+    beside(ax2, [max(s, 1) for s in sims], [more[s] for s in sims], [lab_more.get(s) for s in sims], "the final network",
+           "C0")
+    ax2.set(xscale="log", xlabel="simulations (0 drawn at 1: the raw policy)", ylabel="score against UCT-400", ylim=(0, 1))
+    ax2.legend()
+    fig2.suptitle("Lab, Part 2: the final network with more search, against UCT-400")
+    return {"lab_part_2": fig, "lab_part_2_more_search": fig2}
+
+
+def plot_part_3a(r):
+    plt = pyplot()
+    labels = list(r["ours"])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2))
+    x = np.arange(len(labels))
+    for k, who in enumerate(("policy", "search")):
+        for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
+            ax.bar(x + (k - 0.5) * 0.4, [getattr(r["ours"][lab], field) for lab in labels], 0.4, color=f"C{k}",
+                   label=f"{who}: ours")
+            ax.bar(x + (k - 0.5) * 0.4, [getattr(r["lab"][lab.rsplit(" ", 1)[0] + " " + str(i % 3)], field)
+                                         for i, lab in enumerate(labels)], 0.4, fill=False, edgecolor="k",
+                   label=f"{who}: the lab's" if k == 0 else None)
+    for ax, what in ((left, "fraction of the 4,520 positions answered optimally"), (right, "losses to the perfect player")):
+        ax.set_xticks(x, labels, rotation=30, ha="right")
+        ax.set(ylabel=what)
+    left.legend(fontsize="small")
+    fig.suptitle("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 seeds (outlines: "
+                 "the lab's)")
+    fig.tight_layout()
+    return {"lab_part_3a": fig}
+
+
+def plot_part_3b(r):
+    plt = pyplot()
+    sims = list(r["ours"])
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    beside(ax, sims, [r["ours"][s] for s in sims], [r["lab"].get(s) for s in sims], "Gumbel's score", "C0")
+    ax.axhline(0.5, ls=":", color="grey", label="even")
+    ax.set(xscale="log", xlabel="simulations each", ylabel="Gumbel's score against PUCT", ylim=(0.2, 0.8))
+    ax.legend()
+    fig.suptitle("Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget")
+    return {"lab_part_3b": fig}
+
+
+PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_3a, "3b": plot_part_3b}
+
+
+def plot_runs(paths):
+    """One figure for training runs' CSV files (train writes one beside each checkpoint): the losses and the
+    seconds of each iteration, a line per run."""
+    plt = pyplot()
+    fig, (losses, seconds) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for k, path in enumerate(paths):
+        rows = read_run(path)
+        its = [row["iteration"] for row in rows]
+        name = os.path.basename(path)
+        losses.plot(its, [row["value_loss"] for row in rows], "--", color=f"C{k}", label=f"{name}: value")
+        losses.plot(its, [row["policy_loss"] for row in rows], "-", color=f"C{k}", label=f"{name}: policy")
+        seconds.plot(its, [row["self_play_s"] for row in rows], "-", color=f"C{k}", label=f"{name}: self-play")
+        seconds.plot(its, [row["training_s"] for row in rows], ":", color=f"C{k}", label=f"{name}: training")
+    losses.set(xlabel="iteration", ylabel="loss (averaged over the iteration's Adam steps)")
+    seconds.set(xlabel="iteration", ylabel="seconds")
+    losses.legend(fontsize="small")
+    seconds.legend(fontsize="small")
+    fig.suptitle("Training runs: " + ", ".join(os.path.basename(p) for p in paths))
+    return fig
+
+
+def read_run(path):
+    """A training run's CSV: a dict of numbers per iteration; ValueError in one line for a file of another shape."""
+    import csv
+    try:
+        with open(path) as f:
+            rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        assert rows and {"iteration", "value_loss", "policy_loss", "self_play_s", "training_s"} <= set(rows[0])
+        return rows
+    except (OSError, ValueError, AssertionError, TypeError) as e:
+        raise ValueError(f"{path} is not a training run's CSV ({type(e).__name__})") from None
+
+
+def save_figures(figures, folder):
+    """Write each figure to folder/NAME.png and close it; return the paths."""
+    plt, paths = pyplot(), []
+    for name, fig in figures.items():
+        paths.append(os.path.join(folder, f"{name}.png"))
+        fig.savefig(paths[-1], dpi=90, bbox_inches="tight")
+        plt.close(fig)
+    return paths
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Progress, verdicts, the summary, and the command line (further.py's too)
 
 START = time.time()
@@ -661,12 +860,13 @@ def values(row):
 
 
 def summary(results, seconds, titles):
+    """The summary table, then every number that fell outside the noise (or a bar it missed)."""
     def shares(r, part):
         split = r.get("time_split", {"measuring": seconds[part]})  # the article and Part 3b only measure
         return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")]
     rows = [[part, titles[part], f"{seconds[part]:.0f} s", *shares(r, part),
              f"{sum(c.within for c in r['checks'])} of {len(r['checks'])}"] for part, r in results.items()]
-    table("Summary: how many of our numbers fall within the noise of the seed's, and where the time went",
+    table("Summary: how many of our numbers fall within the noise of the documents', and where the time went",
           ["part", "", "time", "self-play", "training", "measuring", "within"], rows)
     missed = [c for r in results.values() for c in r["checks"] if not c.within]
     print("  outside the noise:" if missed else "  every number within the noise")
@@ -674,7 +874,7 @@ def summary(results, seconds, titles):
         print(f"    {c.name}: ours {c.ours}, theirs {c.theirs}")
 
 
-def seed_summary():
+def noise_rules():
     print("  the article ran each experiment once, so its numbers are checked against bounds around them (B1 at least\n"
           "  3,500 visits of 5,000 with a win rate of 0.80-0.97, flat Monte Carlo's Qxd7 first at 0.64-0.78, ...);\n"
           "  the lab's scores: within two standard errors of the difference of two scores over N games each;\n"
@@ -691,55 +891,112 @@ PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (8, 1))
 
 
 def write_json(path, results):
-    """Atomically: a run interrupted half-way never leaves a broken file."""
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(results, f, indent=1, default=lambda x: dataclasses.asdict(x) if dataclasses.is_dataclass(x) else str(x))
-    os.replace(tmp, path)
+    """Atomically: a run interrupted half-way never leaves a broken file. Records become dicts, nan null."""
+    def plain(x):
+        x = dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
+        if isinstance(x, dict):
+            return {k if isinstance(k, (str, int, float)) else str(k): plain(v) for k, v in x.items()}
+        if isinstance(x, (list, tuple)):
+            return [plain(v) for v in x]
+        return None if isinstance(x, float) and math.isnan(x) else x if isinstance(x, (str, int, float)) or x is None \
+            else str(x)
+    with open(path + ".tmp", "w") as f:
+        json.dump(plain(results), f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
+def writable(path):
+    """Refuse, before any work, a path that cannot be written: empty, a folder, or where no file can be created."""
+    if not path or os.path.isdir(path):
+        raise ValueError(f"cannot write {path!r}: {'a folder' if path else 'an empty path'}")
+    try:
+        with open(path + ".tmp", "w"):
+            pass
+        os.remove(path + ".tmp")
+    except OSError as e:
+        raise ValueError(f"cannot write {path}: {e.strerror}") from None
+
+
+def load_any(path):
+    """A checkpoint of any of the trainers, as a NumpyNet, with the name of the algorithm that trained it."""
+    algorithm = alphazero.load(path, as_net=False).get("algorithm", "alphazero")
+    module = ALGORITHMS.get(algorithm, alphazero)
+    return module.NumpyNet(module.load(path)), algorithm
 
 
 def measure_checkpoint(args):
-    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks."""
-    net = alphazero.NumpyNet(alphazero.load(args.checkpoint))
+    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks, its search
+    being the algorithm that trained it."""
+    net, algorithm = load_any(args.checkpoint)
     n_simulations = alphazero.SETTINGS[net.game]["simulations"]
     if net.game == "connect4":
-        jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed)
+        jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed, algorithm=algorithm)
         ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs, args.workers).items()}
         rows = [[key.replace("_v_", " v "), f"{jobs[key].size} games", ours[key]] for key in jobs]
     else:
-        jobs = tictactoe_jobs(net, n_simulations, 100, 4520, args.seed)
+        jobs = tictactoe_jobs(net, n_simulations, *((10, 500) if args.quick else (100, 4520)), args.seed,
+                              algorithm=algorithm)
         ours = dataclasses.asdict(tictactoe_row(run_jobs(jobs, args.workers)))
         sizes = {key: f"{jobs[key.replace('losses', 'games')].size} {'games' if 'losses' in key else 'positions'}"
                  for key in ours}
         rows = [[key.replace("_", " "), sizes[key], ours[key]] for key in ours]
-    table(f"{args.checkpoint}: a {net.game} network, {n_simulations} simulations for search", ["measure", "of", "ours"],
-          rows)
+    table(f"{args.checkpoint}: a {net.game} network trained by {algorithm}.py, {n_simulations} simulations of its "
+          f"search", ["measure", "of", "ours"], rows)
     return ours
 
 
-def main(parts, doc, measure, after=None, add_arguments=None):
+def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None):
     """The command line of evaluate.py and of further.py: run the chosen parts ({name: (title, function, usual
-    seconds)}) or measure one checkpoint, print a summary, write every number to JSON. One pool of worker processes
-    serves every part."""
+    seconds)}) or measure one checkpoint, print a summary, write every number to JSON (by default json_path) and,
+    with --plots, draw each part's figures (plots: {name: function of its results}). One pool of worker processes
+    serves every part. check(args) refuses bad arguments with ValueError, before any work."""
     global POOL
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--part", choices=list(parts) + ["all"], default="all", help="which part (default all)")
+    parser.add_argument("--part", choices=list(parts) + ["all"], help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
-    parser.add_argument("--seed", type=int, default=0, help="base random seed (default 0)")
-    parser.add_argument("--workers", type=mcts.positive_int, default=os.cpu_count(),
+    parser.add_argument("--seed", type=mcts.whole(0, 2**32 - 1), default=0, help="base random seed (default 0)")
+    parser.add_argument("--workers", type=mcts.whole(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
-    parser.add_argument("--json", default="results.json", help="where to write every number (default results.json)")
+    parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
+    parser.add_argument("--plots", metavar="DIR", help="draw every table as a figure, a PNG each, into DIR")
+    parser.add_argument("--plot-run", nargs="+", metavar="CSV", help="draw training runs' curves from the CSV files "
+                        "training writes beside its checkpoints (connect4.csv beside connect4.pt), then stop")
     if add_arguments:
         add_arguments(parser)
     args = parser.parse_args()
-    if not os.access(os.path.dirname(os.path.abspath(args.json)), os.W_OK):
-        parser.error(f"cannot write {args.json}: its folder does not exist or is not writable")
+    if args.checkpoint is not None and args.part:
+        parser.error("--part is for the parts; --checkpoint measures one network as Part 1 or Part 2 does")
+    if args.plot_run and (args.part or args.checkpoint):
+        parser.error("--plot-run draws runs already trained; it runs no part and measures no checkpoint")
+    try:
+        if args.plots is not None or args.plot_run:
+            pyplot()
+            folder = "." if args.plots is None else args.plots
+            if not folder or os.path.isfile(folder):
+                raise ValueError(f"--plots needs a folder, not {'an empty path' if not folder else 'the file ' + folder}")
+            os.makedirs(folder, exist_ok=True)
+            writable(os.path.join(folder, "figure.png"))
+        if args.plot_run:
+            name = "runs_" + "_".join(os.path.splitext(os.path.basename(p))[0] for p in args.plot_run) + ".png"
+            figure = plot_runs(args.plot_run)
+            figure.savefig(os.path.join(folder, name), dpi=90, bbox_inches="tight")
+            sys.exit(print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}"))
+        writable(args.json)
+        if args.checkpoint is not None:
+            alphazero.load(args.checkpoint, as_net=False)
+        if check:
+            check(args)
+    except (ValueError, OSError) as e:
+        parser.error(str(e))
+    for sig, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, alphazero.stop),
+                         (signal.SIGHUP, alphazero.stop)):
+        signal.signal(sig, handler)  # from here on each ends in one line (see below)
     alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
     POOL = multiprocessing.Pool(args.workers, alphazero.start_process, (True,)) if args.workers > 1 else None
     results, seconds = {}, {}
-    chosen = list(parts) if args.part == "all" else [args.part]
+    chosen = list(parts) if args.part in (None, "all") else [args.part]
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick,
                 expected={name: usual for name, (_, _, usual) in parts.items()})
     try:
@@ -754,11 +1011,16 @@ def main(parts, doc, measure, after=None, add_arguments=None):
             summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
             if after:
                 after()
+        write_json(args.json, results)
+        if args.plots is not None:
+            figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
+            drawn = save_figures(figures, args.plots)
+            print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
     except ValueError as e:
         sys.exit(f"{parser.prog}: error: {e}")
-    except KeyboardInterrupt:  # Ctrl-C: one line (the workers ignore it), and the usual exit status for it
+    except KeyboardInterrupt as e:  # Ctrl-C (status 130), SIGTERM or SIGHUP (128 + the signal): one line
         print(f"\ninterrupted; the parts that finished are in {args.json}", file=sys.stderr)
-        sys.exit(130)
+        sys.exit(next((a for a in e.args if isinstance(a, int)), 130))
     finally:
         if POOL:
             POOL.terminate()
@@ -766,4 +1028,4 @@ def main(parts, doc, measure, after=None, add_arguments=None):
 
 
 if __name__ == "__main__":
-    main(PARTS, __doc__, measure_checkpoint, after=seed_summary)
+    main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules)

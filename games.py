@@ -455,3 +455,26 @@ def connect4_rollout(state, rng):
 
 GAMES = {"go": go_corner, "chess": chess_trap, "tictactoe": TicTacToe, "connect4": ConnectFour}
 ROLLOUTS = {"go": go_rollout, "chess": chess_rollout, "tictactoe": random_rollout, "connect4": connect4_rollout}
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# A human against an agent in the terminal, for any of these games or one of your own (its __str__ draws the board)
+
+def play_in_terminal(state, agent, human_first=True):
+    """Play from `state`, reading the human's moves from standard input (so a game can be scripted). A typed move is
+    the game's name for it, or the same whatever the case where that is unambiguous. agent(state, reply) prints what
+    it wants to show and returns its move; reply is the human's last move (None before the first)."""
+    reply = None
+    print(f"you move {'first' if human_first else 'second'}; Ctrl-D or Ctrl-C to stop")
+    while not state.is_over():
+        print(f"\n{state}")
+        if state.first_to_move() != human_first:
+            state.play(agent(state, reply))
+            continue
+        legal = {state.move_name(m): m for m in state.legal_moves()}
+        folded = {name.lower(): m for name, m in legal.items()}
+        text = input(f"your move ({' '.join(legal)}): ").strip()
+        reply = legal.get(text, folded.get(text.lower()) if len(folded) == len(legal) else None)  # "B1", or "b1"
+        state.play(reply) if reply is not None else print(f"not a legal move: {text!r}")
+    human = state.result() if human_first else 1 - state.result()
+    print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")

@@ -5,7 +5,9 @@
 """
 import argparse
 import math
+import os
 import random
+import signal
 import sys
 import time
 
@@ -108,35 +110,39 @@ def sparkline(values):
     return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
 
 
-def positive_int(text):
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
-    return int(text)
+def whole(lo, hi):
+    """An argparse type: a whole number from lo to hi."""
+    def parse(text):
+        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
+        return int(text)
+    return parse
 
 
-def number_in(lo, hi=math.inf, lo_open=False):
-    """An argparse type: a finite number from lo (excluded when lo_open) to hi."""
+def number_in(lo, hi):
+    """An argparse type: a finite number from lo to hi."""
     def parse(text):
         try:
             x = float(text)
         except ValueError:
             x = math.nan  # fails the check below
-        if not (math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi):
-            bounds = f"in [{lo}, {hi}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo}"
-            raise argparse.ArgumentTypeError(f"must be a number {bounds}, not {text!r}")
+        if not lo <= x <= hi:
+            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
         return x
     return parse
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))  # Ctrl-C: one line
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
-    parser.add_argument("--simulations", type=positive_int, default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the search (default 0)")
-    parser.add_argument("--c", type=number_in(0), default=None,
-                        help="UCT exploration constant, >= 0 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=positive_int,
+    parser.add_argument("--simulations", type=whole(1, 10**7), default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=whole(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
+    parser.add_argument("--c", type=number_in(0, 100), default=None,
+                        help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
+    parser.add_argument("--flat", type=whole(1, 10**6),
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
     if args.flat and args.game != "chess":

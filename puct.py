@@ -6,7 +6,9 @@ rollout. The "network" here is a stand-in: uniform priors, or priors leaning on 
 """
 import argparse
 import math
+import os
 import random
+import signal
 import sys
 import time
 
@@ -114,36 +116,41 @@ def print_visits(state, root, top=6):
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
-def positive_int(text):
-    if not text.strip().isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
-    return int(text)
+def whole(lo, hi):
+    """An argparse type: a whole number from lo to hi."""
+    def parse(text):
+        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
+        return int(text)
+    return parse
 
 
-def number_in(lo, hi=math.inf, lo_open=False):
-    """An argparse type: a finite number from lo (excluded when lo_open) to hi."""
+def number_in(lo, hi):
+    """An argparse type: a finite number from lo to hi."""
     def parse(text):
         try:
             x = float(text)
         except ValueError:
             x = math.nan  # fails the check below
-        if not (math.isfinite(x) and (x > lo if lo_open else x >= lo) and x <= hi):
-            bounds = f"in [{lo}, {hi}]" if hi < math.inf else f"{'>' if lo_open else '>='} {lo}"
-            raise argparse.ArgumentTypeError(f"must be a number {bounds}, not {text!r}")
+        if not lo <= x <= hi:
+            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
         return x
     return parse
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))  # Ctrl-C: one line
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--simulations", type=positive_int, default=1000, help="simulations per search (default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the stand-in network's rollouts (default 0)")
-    parser.add_argument("--seeds", type=positive_int, default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=number_in(0), default=1.5,
-                        help="PUCT exploration constant, >= 0 (default 1.5)")
+    parser.add_argument("--simulations", type=whole(2, 10**7), default=1000,
+                        help="simulations per search; the first expands the root (default 1000)")
+    parser.add_argument("--seed", type=whole(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
+    parser.add_argument("--seeds", type=whole(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=number_in(0, 100), default=1.5,
+                        help="PUCT exploration constant, 0 to 100 (default 1.5)")
     parser.add_argument("--weight", type=number_in(0, 1), default=0.5,
-                        help="prior mass moved onto B1 when leaning, in [0, 1] (default 0.5)")
+                        help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")
     print(state)

@@ -298,7 +298,9 @@ def exit_message(*argv):
     sys.exit(text) prints the text to stderr and exits with status 1; test_a_script_exits_with_one_line_and_status_1
     checks that once as a user sees it."""
     import runpy
-    saved = sys.argv
+    import signal
+    saved, handlers = sys.argv, {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                                                                         signal.SIGPIPE)}
     sys.argv = list(argv)
     try:
         runpy.run_path(argv[0], run_name="__main__")
@@ -306,6 +308,8 @@ def exit_message(*argv):
         return e.code
     finally:
         sys.argv = saved
+        for sig, handler in handlers.items():  # the script's own, for a run of its own, are not this process's
+            signal.signal(sig, handler)
     raise AssertionError(f"{argv} did not exit")
 
 
@@ -714,9 +718,9 @@ def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
 
 
 def test_completed_q_and_sigma_by_hand():
-    node = gumbel.Node(False)
+    node = gumbel.Node()
     node.value = 0.2
-    node.children = [gumbel.Node(True, a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    node.children = [gumbel.Node(a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     assert gumbel.completed_q(node) == [0.2, 0.2, 0.2]  # no visits: the network's value everywhere
     node.children[0].n, node.children[0].w = 2, 1.0    # mean 0.5
     node.children[1].n, node.children[1].w = 1, -0.4   # mean -0.4
@@ -754,10 +758,13 @@ def test_gumbel_search_without_noise_is_deterministic():
 def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     import json
     path = tmp_path / "r.json"
-    out = run("evaluate.py", "--quick", "--json", str(path))
+    out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
+    assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
+                                          "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
+                                          "lab_part_3b"})
     # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
     # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
     blog = results["blog"]
@@ -770,19 +777,23 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     import json
     positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
     positions.write_text("# moves score s1 .. s7\n" + CONNECT4_SOLVED.strip() + "\n")
-    out = run("further.py", "--quick", "--c4-positions", str(positions), "--json", str(path))
+    out = run("further.py", "--quick", "--c4-positions", str(positions), "--json", str(path), "--plots",
+              str(tmp_path / "figures"))
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
+    assert_figures(tmp_path / "figures", {"further_truth_v_uct", "further_conv_v_mlp", "further_puct_v_gumbel",
+                                          "further_tictactoe", "further_recipe", "further_benchmark_recipe"})
     assert set(results) == {"questions", "recipe"} and "Summary" in out.stdout
     questions = results["questions"]
-    assert [c["within"] for c in questions["checks"]] == [True, True] and "answer: the truth (search) orders" in out.stdout
+    assert [c["within"] for c in questions["checks"]] == [True, True] and "answer at --quick toy size, so it says little: the truth (search) orders" in out.stdout
     bands = questions["solver"]["bands"].values()
     assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
-    assert out.stdout.count("  answer: ") == 7 and "the lab's thing to notice" in out.stdout  # five, and the recipe
+    assert out.stdout.count("  answer at --quick toy size, so it says little: ") == 7  # five, the solver, the recipe
+    assert "the lab's thing to notice" in out.stdout
     assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(questions)
     assert set(questions["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
     recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
-    assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 4
+    assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 14  # 6 sets twice, UCT-400, the time
     assert recipe["final"]["v_solver"]["games_each"] == 2  # who wins them, at this size, nobody can say
     assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
 
@@ -833,16 +844,21 @@ def test_choose_move_raw_policy_and_search():
 # ---------------------------------------------------------------------------------------------------------------
 # Your own game, defined here only and registered the way the README says (games.py is not edited)
 
-def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys):
+def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypatch):
     """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
-    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training."""
+    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training.
+    Its game: you take 1 from 10, and each time the agent leaves a multiple of 4 (9 -> 8, 7 -> 4, 3 -> 0): it wins."""
     readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
     block = next(b for b in readme.split("```") if "class Nim:" in b).removeprefix("python\n")
+    monkeypatch.setattr("builtins.input", lambda prompt: "1")
     scope = {}
     try:
         exec(block, scope)
         Nim, net = scope["Nim"], scope["net"]
-        assert "UCT takes 2\n" in capsys.readouterr().out
+        out = capsys.readouterr().out
+        assert "UCT takes 2\n" in out and out.rstrip().endswith("0 sticks\nthe agent wins")
+        assert [line.split(" (")[0] for line in out.splitlines() if line.startswith("the agent plays")] == \
+            [f"the agent plays {take}" for take in (1, 3, 3)]
         winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
         untrained = alphazero.NumpyNet(alphazero.Net("nim", 32))
         correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
@@ -885,7 +901,7 @@ def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
         time.sleep(0.05)
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=600)
-    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+)", err.strip())
+    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
     assert p.returncode == 130 and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
     assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
 
@@ -952,12 +968,10 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
     assert len(further.common_positions()) < 4520 and all(not s.is_over() for s in further.common_positions())
 
 
-def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(capsys):
-    root = alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 3)[0]  # 3 simulations: 6 moves unvisited
-    alphazero.print_visits(games.TicTacToe(), root)
-    rows = capsys.readouterr().out.splitlines()[1:]  # move, prior, visits, value
-    assert sum(row.split()[2] == "0" and row.split()[3] == "-" for row in rows) == 6
-    assert all(row.split()[3] != "-" for row in rows if row.split()[2] != "0")
+def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(monkeypatch, capsys):
+    rows = agents_first_table(alphazero, "tictactoe", 3, monkeypatch, capsys)  # 3 simulations: 6 moves unvisited
+    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == 6
+    assert all(row[3] != "-" for row in rows if row[2] != "0")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1036,8 +1050,8 @@ def test_alphazero_puct_score_picks_by_hand():
     #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
     # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
     # pick move 0.
-    root = alphazero.Node(False)
-    root.children = [alphazero.Node(True, m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    root = alphazero.Node()
+    root.children = [alphazero.Node(m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
     alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
     assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
@@ -1052,8 +1066,8 @@ def test_dirichlet_noise_mixes_its_weight_and_alpha():
     # variance's about 0.0002 (tolerance 0.0015).
     rng, draws = np.random.default_rng(7), []
     for _ in range(20_000):
-        root = alphazero.Node(False)
-        root.children = [alphazero.Node(True, m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
         alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
         draws.append(root.children[0].prior)
     assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
@@ -1139,8 +1153,8 @@ def test_gumbel_interior_selection_by_hand():
     # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
     # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
     # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
-    node = gumbel.Node(False)
-    node.children = [gumbel.Node(True, m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
+    node = gumbel.Node()
+    node.children = [gumbel.Node(m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
     for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
         ch.n, ch.w = n, n * mean
     assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
@@ -1157,8 +1171,7 @@ def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_p
     assert torch.load(path, weights_only=True)["algorithm"] == "alphazero"
     common = ("--games", "4", "--simulations", "4", "--steps", "2", "--iterations", "2", "--resume", "--out", path)
     assert exit_message("gumbel.py", "--game", "tictactoe", *common) == (
-        f"gumbel.py: error: {path} was trained by alphazero.py, not gumbel.py: --resume goes on with the algorithm "
-        "that trained it (--play takes any)")
+        f"gumbel.py: error: {path} was trained by alphazero.py, not gumbel.py: --resume needs that one")
     assert exit_message("alphazero.py", "--game", "connect4", *common) == \
         f"alphazero.py: error: {path} holds a tictactoe network, not connect4"
 
@@ -1169,15 +1182,547 @@ def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_p
     (["alphazero_plus.py", "--play", "--resume"], "--resume is for training; --play plays a checkpoint"),
     (["mcts.py", "--game", "connect4", "--flat", "100"], "--flat is for --game chess: only there does flat Monte "
                                                          "Carlo run beside UCT"),
-    (["alphazero.py", "--out", "/nonexistent/folder/x.pt"], "cannot write /nonexistent/folder/x.pt: its folder does "
-                                                             "not exist or is not writable"),
-    (["evaluate.py", "--json", "/nonexistent/folder/r.json"], "cannot write /nonexistent/folder/r.json: its folder "
-                                                               "does not exist or is not writable")])
+    (["alphazero.py", "--out", "/nonexistent/folder/x.pt"], "cannot write the checkpoint /nonexistent/folder/x.pt: "
+                                                             "No such file or directory"),
+    (["evaluate.py", "--json", "/nonexistent/folder/r.json"], "cannot write /nonexistent/folder/r.json: No such file "
+                                                               "or directory")])
 def test_flags_that_do_nothing_and_paths_that_cannot_be_written_are_refused_first(argv, message):
     assert exit_message(*argv) == f"{argv[0]}: error: {message}"
 
 
-def test_play_shows_every_legal_move(capsys):
-    root = alphazero.search([games.ConnectFour()], constant_net(7, 0.0), 3)[0]  # 3 simulations, 7 columns
-    alphazero.print_visits(games.ConnectFour(), root)
-    assert sorted(row.split()[0] for row in capsys.readouterr().out.splitlines()[1:]) == list("1234567")
+def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
+    """--play with the agent first, stopped at the human's first move: the rows of the agent's table."""
+    monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
+    net = module.NumpyNet(zeroed(module.Net(game, 8)))
+    with pytest.raises(EOFError):
+        module.play(net, n_simulations, human_first=False)
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
+    return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel])
+def test_play_shows_every_legal_move(module, monkeypatch, capsys):
+    rows = agents_first_table(module, "connect4", 3, monkeypatch, capsys)  # 3 simulations, 7 columns
+    assert sorted(row[0] for row in rows) == list("1234567") and all(row[1] == "0.14" for row in rows)  # 1/7 each
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Outputs that never clobber each other, paths checked before any work, signals, flags, the own-game contract
+
+def test_each_trainer_and_each_bench_script_has_its_own_default_output(tmp_path, monkeypatch):
+    # Three trainers, three default checkpoints; --play of each looks for its own (none exists in an empty folder)
+    monkeypatch.chdir(tmp_path)
+    here = os.path.dirname(os.path.abspath(__file__))
+    for script, name in (("alphazero.py", "connect4.pt"), ("gumbel.py", "connect4_gumbel.pt"),
+                         ("alphazero_plus.py", "connect4_plus.pt")):
+        assert exit_message(os.path.join(here, script), "--play") == f"{script}: error: no checkpoint at '{name}'"
+    helps = [run(os.path.join(here, script), "--help").stdout for script in ("evaluate.py", "further.py")]
+    assert "(default evaluate.json)" in helps[0] and "(default further.json)" in helps[1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["alphazero.py", "--out", ""], "cannot write the checkpoint '': an empty path"),
+    (["gumbel.py", "--game", "tictactoe", "--out", ""], "cannot write the checkpoint '': an empty path"),
+    (["alphazero.py", "--play", "--checkpoint", ""], "no checkpoint at ''"),
+    (["evaluate.py", "--json", ""], "cannot write '': an empty path"),
+    (["alphazero.py", "--out", "/proc/x.pt"], "cannot write the checkpoint /proc/x.pt: "),
+    (["evaluate.py", "--json", "/proc/x.json"], "cannot write /proc/x.json: "),
+    (["further.py", "--c4-positions", "/nonexistent/p.txt"], "cannot read the positions file '/nonexistent/p.txt': ")])
+def test_a_path_that_cannot_be_used_is_refused_before_any_work(argv, message):
+    # /proc refuses to create a file even for root, whose permission bits would pass a folder check
+    assert exit_message(*argv).startswith(f"{argv[0]}: error: {message}")
+
+
+def test_a_folder_given_as_a_file_is_refused(tmp_path):
+    assert exit_message("alphazero.py", "--out", str(tmp_path)) == \
+        f"alphazero.py: error: cannot write the checkpoint {str(tmp_path)!r}: a folder"
+    assert exit_message("evaluate.py", "--json", str(tmp_path)) == f"evaluate.py: error: cannot write {str(tmp_path)!r}: a folder"
+    assert exit_message("further.py", "--c4-positions", str(tmp_path)).startswith(
+        f"further.py: error: cannot read the positions file {str(tmp_path)!r}")
+    assert list(tmp_path.iterdir()) == []  # nothing left behind
+
+
+def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
+    # line 1 a comment, line 2 a good position, line 3 blank, line 4 one word: the message names line 4
+    path = tmp_path / "p.txt"
+    path.write_text("# moves score\n4455 0 0 0 0 0 0 0 0\n\nnonsense\n")
+    assert exit_message("further.py", "--c4-positions", str(path)) == \
+        f"further.py: error: {path}, line 4: not 'MOVES SCORE ...' (columns 1-7, then an integer): 'nonsense'"
+    path.write_text("# moves score\n4455 0 0 0 0 0 0 0 0\n")
+    assert further.read_positions(str(path)) == ["4455 0 0 0 0 0 0 0 0\n"]  # the right shape passes
+
+
+def test_a_checkpoint_another_live_training_writes_is_refused_and_a_stale_lock_taken_over(tmp_path):
+    out = tmp_path / "t.pt"
+    (tmp_path / "t.pt.lock").write_text(str(os.getpid()))  # this test's own process: alive
+    argv = ["alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "2", "--simulations", "2",
+            "--steps", "1", "--workers", "1", "--out", str(out)]
+    assert exit_message(*argv) == f"alphazero.py: error: {out} is being written by another training, process " \
+        f"{os.getpid()}: choose another --out"
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (tmp_path / "t.pt.lock").write_text(ended.stdout.strip())  # a process that has ended: its lock is stale
+    result = run(*argv)
+    assert result.returncode == 0, result.stderr
+    assert torch.load(out, weights_only=True)["iterations_done"] == 1 and not (tmp_path / "t.pt.lock").exists()
+
+
+@pytest.mark.parametrize("sig, status", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_sigterm_and_sighup_stop_training_as_ctrl_c_does(tmp_path, sig, status):
+    """`kill PID` sends SIGTERM to the main process only; a closing terminal sends SIGHUP to the whole group."""
+    import re
+    import signal
+    path = tmp_path / "c.pt"
+    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
+                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    while not path.exists() and p.poll() is None:  # wait for the first checkpoint (40 iterations take far longer)
+        time.sleep(0.05)
+    if sig == "SIGTERM":
+        os.kill(p.pid, signal.SIGTERM)
+    else:
+        os.killpg(p.pid, signal.SIGHUP)
+    out, err = p.communicate(timeout=600)
+    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
+    assert p.returncode == status and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
+    assert not (tmp_path / "c.pt.lock").exists()
+
+
+@pytest.mark.parametrize("argv, stdin", [(["alphazero.py", "--game", "tictactoe", "--out", "OUT"], None),
+                                         (["evaluate.py", "--part", "blog", "--json", "JSON"], None),
+                                         (["mcts.py", "--simulations", "1000000"], None),
+                                         (["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", "PT"],
+                                          subprocess.PIPE)])
+def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, tmp_path):
+    """Early (the imports take a second or more) and late (the game waits for a move): one line, status 130."""
+    import signal
+    path = tmp_path / "t.pt"
+    alphazero.save(alphazero.Net("tictactoe", 8), str(path))
+    for delay in (0.4, 2.5):  # 0.4 s: Python has started, torch is loading
+        names = {"PT": str(path), "OUT": str(tmp_path / "o.pt"), "JSON": str(tmp_path / "r.json")}
+        p = subprocess.Popen([sys.executable, *[names.get(a, a) for a in argv]], stdin=stdin,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
+        time.sleep(delay)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (delay, err)
+
+
+def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatch, capsys):
+    # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
+    # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
+    # node, its visits kept; without, the next search starts from nothing.
+    net = alphazero.NumpyNet(zeroed(alphazero.Net("tictactoe", 8)))
+    root = alphazero.search([games.TicTacToe()], net, 120)[0]
+    chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
+    reply = max(chosen.children, key=lambda ch: ch.n)
+    assert reply.n >= 2  # worth keeping
+    name = games.TicTacToe().move_name(reply.move)
+    for reuse, expected in ((1, reply.n), (0, 0)):
+        starts, search = [], alphazero.search
+        def recording(states, net, n, c_puct=1.25, noise=None, roots=None, cache=None):
+            starts.append(roots[0].n if roots and roots[0] else 0)
+            return search(states, net, n, c_puct, noise, roots, cache)
+        monkeypatch.setattr(alphazero, "search", recording)
+        answers = iter([name])  # then no more: StopIteration ends the game
+        monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+        with pytest.raises(StopIteration):
+            alphazero.play(net, 120, human_first=False, reuse_tree=reuse)
+        assert starts == [0, expected]
+        monkeypatch.setattr(alphazero, "search", search)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["alphazero.py", "--play", "--iterations", "5"], "--iterations is for training; --play plays a checkpoint"),
+    (["alphazero.py", "--play", "--out", "x.pt"], "--out is for training; --play plays a checkpoint"),
+    (["gumbel.py", "--play", "--seed", "3"], "--seed is for training; --play plays a checkpoint"),
+    (["alphazero_plus.py", "--play", "--net", "conv"], "--net is for training; --play plays a checkpoint"),
+    (["alphazero.py", "--first", "agent"], "--first is for --play; training writes --out"),
+    (["alphazero.py", "--iterations", "100000"], "argument --iterations: must be a number from 1 to 10000"),
+    (["alphazero.py", "--games", "1" + "0" * 30], "argument --games: must be a number from 1 to 100000"),
+    (["alphazero.py", "--workers", "257"], "argument --workers: must be a number from 1 to 256"),
+    (["alphazero.py", "--seed", "-5"], "argument --seed: must be a number from 0 to 4294967295"),
+    (["gumbel.py", "--considered", "0"], "argument --considered: must be a number from 1 to 1000"),
+    (["mcts.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
+    (["mcts.py", "--simulations", "100000000"], "argument --simulations: must be a whole number from 1 to 10000000, "
+                                                 "not '100000000'"),
+    (["puct.py", "--simulations", "1"], "argument --simulations: must be a whole number from 2 to 10000000, not '1'"),
+    (["evaluate.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
+    (["evaluate.py", "--workers", "1000"], "argument --workers: must be a whole number from 1 to 256, not '1000'"),
+    (["evaluate.py", "--checkpoint", "x.pt", "--part", "1"], "--part is for the parts; --checkpoint measures one "
+                                                               "network as Part 1 or Part 2 does")])
+def test_flags_in_the_wrong_mode_or_out_of_bounds_get_one_line(argv, message):
+    # each edge's other side: the flags --play takes, and the largest numbers allowed, are accepted (below)
+    assert exit_message(*argv) == f"{argv[0]}: error: {message}"
+
+
+def test_the_flags_play_takes_are_accepted_with_play(tmp_path):
+    # --simulations, --c-puct and --reuse-tree shape the agent's search in --play: refused only for a missing file
+    missing = str(tmp_path / "none.pt")
+    assert exit_message("alphazero.py", "--play", "--checkpoint", missing, "--simulations", "100000", "--c-puct", "2",
+                        "--reuse-tree", "1") == f"alphazero.py: error: no checkpoint at {missing!r}"
+    assert exit_message("gumbel.py", "--play", "--checkpoint", missing, "--considered", "4") == \
+        f"gumbel.py: error: no checkpoint at {missing!r}"
+
+
+def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
+    path = tmp_path / "t.pt"
+    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), str(path))
+    out = run("evaluate.py", "--checkpoint", str(path), "--quick", "--json", str(tmp_path / "r.json"), "--workers", "1")
+    assert out.returncode == 0, out.stderr
+    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
+            if line.startswith(("  policy", "  search"))}
+    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
+                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
+
+
+def test_a_fraction_of_nothing_is_shown_as_a_dash(capsys):
+    truth = further.Truth("connect4", None, None, 1, 0)
+    assert math.isnan(truth.total([(0, 0, 3)])["fraction"]) and truth.total([(3, 4, 0)])["fraction"] == 0.75
+    evaluate.table("t", ["", "fraction"], [["none judged", math.nan], ["three of four", 0.75]])
+    assert [line.split()[-1] for line in capsys.readouterr().out.splitlines()[-2:]] == ["-", "0.750"]
+
+
+def test_further_reads_its_default_data_from_the_repository():
+    here = os.path.dirname(os.path.abspath(__file__))
+    assert os.path.dirname(further.C4_POSITIONS) == os.path.join(here, "data") and len(
+        further.read_positions(further.C4_POSITIONS)) == 300
+
+
+class Letters:
+    """A game of one move: the first player names a letter, and wins with "B". Its move names have capitals."""
+    n_actions, encoding_size = 3, 1
+
+    def __init__(self):
+        self.moves = []
+    def copy(self):
+        s = Letters()
+        s.moves = list(self.moves)
+        return s
+    def legal_moves(self):
+        return [] if self.moves else [0, 1, 2]
+    def play(self, move):
+        self.moves.append(move)
+    def is_over(self):
+        return bool(self.moves)
+    def first_to_move(self):
+        return not self.moves
+    def result(self):
+        return 1.0 if self.moves == [1] else 0.0
+    def key(self):
+        return tuple(self.moves)
+    def encode(self):
+        return self.encode_many([self])[0]
+    @staticmethod
+    def encode_many(states):
+        return np.array([[len(s.moves)] for s in states], dtype=np.float32)
+    def move_name(self, move):
+        return self.NAMES[move]
+    def __str__(self):
+        return "letters: " + " ".join(self.NAMES[m] for m in self.moves)
+    NAMES = ["A", "B", "C"]
+
+
+@pytest.mark.parametrize("names, typed, result", [(["A", "B", "C"], ["b"], "you win"),   # unambiguous: any case
+                                                  (["A", "B", "C"], ["B"], "you win"),
+                                                  (["a", "B", "b"], ["b"], "the agent wins"),  # ambiguous: exact only
+                                                  (["a", "B", "b"], ["x", "B"], "you win")])
+def test_a_typed_move_matches_its_name_exactly_or_whatever_the_case_if_unambiguous(monkeypatch, capsys, names, typed,
+                                                                                   result):
+    monkeypatch.setattr(Letters, "NAMES", names)
+    answers = iter(typed)
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    games.play_in_terminal(Letters(), lambda state, reply: 0, human_first=True)
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(result) and ("not a legal move: 'x'" in out) == ("x" in typed)
+
+
+def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monkeypatch):
+    path = str(tmp_path / "n.pt")
+    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
+    alphazero.save(alphazero.Net("letters", 4), path)
+    monkeypatch.delitem(alphazero.GAMES, "letters")
+    with pytest.raises(ValueError, match=r"holds a network for 'letters': register that game in GAMES and SETTINGS"):
+        alphazero.load(path)
+
+
+def test_training_names_every_setting_a_game_lacks_before_any_self_play(monkeypatch):
+    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
+    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
+    with pytest.raises(ValueError, match=r"the settings for letters lack temp_moves, mirror: every game needs"):
+        alphazero.train("letters", alphazero.settings("letters"), workers=1)
+    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(alphazero.SETTINGS["letters"], temp_moves=0, mirror=0))
+    alphazero.train("letters", alphazero.settings("letters"), workers=1, log=lambda line: None)  # complete: it trains
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rules the README states, each on both sides of its edge
+
+def test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else():
+    #   4 . X O .      Black D3 takes the single White stone on C3 with a single stone: ko on C3.
+    #   3 X O . O      With E3 Black instead of White, D3 joins E3 in a group of two: no ko.
+    #   2 . X O .
+    #     B C D E
+    ko = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
+    ko.play(P("D3"))
+    assert ko.ko == P("C3")
+    joined = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "D2", "C3"])
+    joined.play(P("D3"))
+    assert joined.board[P("C3")] == games.EMPTY and joined.ko is None
+    #   4 . X X O      Black D3 takes two White stones (B3 C3), whose last liberty it was, with one stone: no ko.
+    #   3 X O O .
+    #   2 . X X O
+    #     A B C D
+    two = games.Go(black=["A3", "B4", "C4", "B2", "C2"], white=["B3", "C3", "D4", "D2"])
+    two.play(P("D3"))
+    assert two.board[P("B3")] == two.board[P("C3")] == games.EMPTY and two.ko is None
+
+
+def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
+    # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
+    cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
+    played, fed, self_play, fit = [], [], alphazero.Run.self_play, alphazero.fit
+    monkeypatch.setattr(alphazero.Run, "self_play", lambda run, net, seed, it: played.append(
+        self_play(run, net, seed, it)) or played[-1])
+    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
+    alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
+    assert [[id(part[0]) for part in data] for data in fed] == \
+        [[id(played[0][0])], [id(played[0][0]), id(played[1][0])], [id(played[1][0]), id(played[2][0])],
+         [id(played[2][0]), id(played[3][0])]]
+    # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
+    # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
+    x = np.zeros((12, 18), dtype=np.float32)
+    x[:, 0] = np.arange(12)
+    drawn = set()
+    class Recorder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(18, 10)
+        def forward(self, x):
+            drawn.update(int(v) for v in x[:, 0])
+            out = self.layer(x)
+            return out[:, :9], torch.tanh(out[:, 9])
+    net = Recorder()
+    data = [(x[:5], np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32)),
+            (x[5:], np.full((7, 9), 1 / 9, np.float32), np.zeros(7, np.float32))]
+    alphazero.fit(net, torch.optim.Adam(net.parameters()), data, 60, 8, np.random.default_rng(3))
+    assert drawn == set(range(12))
+
+
+def test_ties_in_the_visit_counts_go_to_the_higher_prior():
+    # Two children with 4 visits each: the one with prior 0.35 over the one with 0.15, whichever comes first
+    for priors in ((0.15, 0.35), (0.35, 0.15)):
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, root, p) for m, p in enumerate(priors)] + \
+            [alphazero.Node(2, root, 0.5)]
+        root.children[0].n = root.children[1].n = 4
+        root.children[2].n = 3  # the highest prior, but fewer visits
+        assert alphazero.best_move(root) == priors.index(0.35)
+
+
+def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visited():
+    # 5 legal moves: m = 3 considers 3, m = 16 all 5 (min(m, legal moves)), the largest g + logits first
+    root = gumbel.Node()
+    root.children = [gumbel.Node(m, root, p) for m, p in enumerate((0.1, 0.2, 0.3, 0.25, 0.15))]
+    gumbel.start_halving(root, 8, 3, None)  # no noise: the 3 largest priors
+    assert root.considered == {2, 3, 1}
+    gumbel.start_halving(root, 8, 16, None)
+    assert root.considered == {0, 1, 2, 3, 4}
+    # Visits 3, 3, 1 on moves 1, 2, 3 (means 0.2, -0.1, 0.6); g = 0: sigma = (50 + 3) * 0.1 * q rescaled over the 5
+    # legal moves. Completed q of the unvisited moves 0 and 4: (v + 7 * weighted) / 8 with v = 0 and weighted =
+    # (0.2 * 0.2 + 0.3 * -0.1 + 0.25 * 0.6) / 0.75 = 0.2133..., so 0.18667. Rescaled over [-0.1, 0.6]: move 1
+    # 0.4286, move 2 0. Scores of the two most visited: log 0.2 + 5.3 * 0.4286 = 0.662, log 0.3 + 0 = -1.204:
+    # move 1 is played, though move 2 has the higher prior.
+    for m, (n, w) in zip((1, 2, 3), ((3, 0.6), (3, -0.3), (1, 0.6))):
+        root.children[m].n, root.children[m].w = n, w
+    root.value, root.gumbel = 0.0, {m: 0.0 for m in range(5)}
+    assert gumbel.best_move(root) == 1
+    # The training target: softmax(log prior + sigma) over all 5 moves. sigma: move 0 and 4 (0.18667 + 0.1) / 0.7
+    # * 5.3 = 2.1705, move 1 2.2714, move 2 0, move 3 5.3. Exponentials: 0.1 e^2.1705 = 0.8762, 0.2 e^2.2714 =
+    # 1.9387, 0.3, 0.25 e^5.3 = 50.084, 0.15 e^2.1705 = 1.3143; their sum 54.513.
+    target = gumbel.improved_policy(root)
+    expected = [0.8762, 1.9387, 0.3, 50.084, 1.3143]
+    assert all(abs(target[m] - e / sum(expected)) < 2e-4 for m, e in enumerate(expected))
+
+
+def test_flat_monte_carlo_scores_for_the_player_to_move_either_side():
+    # X (first) on 0 1 8, O on 3 4: O to move wins at once on 5 (3 4 5), so its score is 1.0 for O, though the first
+    # player's result there is 0. X on 0 1, O on 3 8, X to move: its win at once on 2 scores 1.0. Other moves less.
+    o_to_move = _ttt(0b100000011, 0b11000)
+    scores = mcts.flat_monte_carlo(o_to_move, games.random_rollout, 50, seed=1)
+    assert scores[5] == 1.0 and all(0 <= s <= 1 for s in scores.values()) and min(scores.values()) < 1.0
+    x_to_move = _ttt(0b11, 0b100001000)
+    scores = mcts.flat_monte_carlo(x_to_move, games.random_rollout, 50, seed=1)
+    assert scores[2] == 1.0 and min(scores.values()) < 1.0
+
+
+def test_the_tactical_player_wins_at_once_before_it_blocks():
+    # X holds three in column 1 and O three in column 7, X to move: X wins in column 1 rather than block column 7.
+    # With X's three spread on the bottom row (columns 1, 3, 5: no four to make) it blocks column 7.
+    for moves, expected in (((0, 6, 0, 6, 0, 6), 0), ((0, 6, 2, 6, 4, 6), 6)):
+        s = games.ConnectFour()
+        for m in moves:
+            s.play(m)
+        assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {expected}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pictures: every table drawn, the lines holding the tables' numbers; training's progress as data
+
+def assert_figures(folder, names):
+    """Exactly these PNG files, each a real image of a readable size."""
+    import matplotlib.image
+    assert {p.stem for p in folder.iterdir()} == names
+    for name in names:
+        path = folder / f"{name}.png"
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        height, width = matplotlib.image.imread(path).shape[:2]
+        assert 300 <= height <= 1500 and 500 <= width <= 1500, (name, height, width)
+
+
+def test_the_lab_part_1_figure_holds_the_tables_numbers():
+    row = evaluate.TicTacToeRow
+    r = {"ours": {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)}, "lab": evaluate.LAB["1"]}
+    fig = evaluate.plot_part_1(r)["lab_part_1"]
+    optimal, losses = fig.axes
+    lines = {line.get_label(): list(line.get_ydata()) for line in optimal.lines}
+    assert lines["policy: ours"] == [0.55, 0.8, 0.85] and lines["search: ours"] == [0.97, 0.99, 0.98]
+    assert lines["policy: the lab's"] == [0.574, 0.885]  # the lab has iterations 0 and 5, not 7
+    lines = {line.get_label(): list(line.get_ydata()) for line in losses.lines}
+    assert lines["search: ours"] == [40, 6, 3] and lines["search: the lab's"] == [42, 5]
+
+
+def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
+    row = evaluate.Connect4Row
+    r = {"ours": {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}, "lab": evaluate.LAB["2"],
+         "more_search": {0: 0.1, 50: 0.6}, "lab_more_search": evaluate.LAB["2_more_search"]}
+    figures = evaluate.plot_part_2(r)
+    lines = {line.get_label(): list(line.get_ydata()) for line in figures["lab_part_2"].axes[0].lines}
+    assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
+    more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
+            for line in figures["lab_part_2_more_search"].axes[0].lines}
+    assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
+    fig = evaluate.plot_part_3b({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]})["lab_part_3b"]
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
+
+
+def test_the_article_figures_hold_the_searches_numbers():
+    r = evaluate.part_blog(argparse_namespace(quick=True, seed=0))
+    figures = evaluate.plot_blog(r)
+    run = r["go"]["runs"][0]
+    bars, share = figures["article_1_figure_2_go"].axes
+    assert [p.get_height() for p in bars.patches] == sorted(run["visits"].values(), reverse=True)[:10]
+    assert list(share.lines[0].get_ydata()) == list(run["b1_share"].values())
+    flat, visits = figures["article_1_figure_3_chess"].axes
+    chess = r["chess"]["figure"]
+    assert sorted(p.get_height() for p in flat.patches) == sorted(chess["flat"].values()) and len(visits.patches) == 26
+    left, right = figures["article_2_figure_2_puct"].axes
+    crack = left.lines[1]  # the crack's point on its curve: 1.5 x 0.25 x sqrt(40) / 12 = 0.198
+    assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
+
+
+def argparse_namespace(**kwargs):
+    import argparse
+    return argparse.Namespace(**kwargs)
+
+
+def test_the_recipe_figure_holds_its_curve():
+    r = {"curve": {10: {"policy: truth": {"fraction": 0.8}, "search 20: truth": {"fraction": 0.9},
+                        "search 20 v UCT-50": 0.6},
+                   20: {"policy: truth": {"fraction": 0.85}, "search 20: truth": {"fraction": 0.95},
+                        "search 20 v UCT-50": 0.7}}, "clock": {10: 40.0, 20: 90.0}}
+    fig = further.plot_recipe(r)["further_recipe"]
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
+
+
+def test_training_writes_a_csv_row_an_iteration_and_resume_appends(tmp_path):
+    import csv
+    out, lines = str(tmp_path / "run.pt"), []
+    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=3)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=out, log=lines.append)
+    rows = list(csv.DictReader(open(tmp_path / "run.csv")))
+    assert [int(row["iteration"]) for row in rows] == [1, 2]
+    assert list(rows[0]) == ["iteration", "positions", "value_loss", "policy_loss", "self_play_s", "training_s"]
+    positions = [int(line.split("positions")[1].split()[0]) for line in lines]  # the progress lines' numbers
+    assert [int(row["positions"]) for row in rows] == positions
+    alphazero.train("tictactoe", dict(cfg, iterations=3), workers=1, out=out, log=lambda line: None, resume=True)
+    assert [int(row["iteration"]) for row in csv.DictReader(open(tmp_path / "run.csv"))] == [1, 2, 3]
+    result = run("evaluate.py", "--plot-run", str(tmp_path / "run.csv"), "--plots", str(tmp_path))
+    assert result.returncode == 0 and (tmp_path / "runs_run.png").read_bytes()[:4] == b"\x89PNG", result.stderr
+    fig = evaluate.plot_runs([str(tmp_path / "run.csv")])
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines["run.csv: policy"] == [float(row["policy_loss"]) for row in csv.DictReader(open(tmp_path / "run.csv"))]
+
+
+def test_plots_without_matplotlib_say_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    assert exit_message("evaluate.py", "--quick", "--plots", str(tmp_path)) == \
+        "evaluate.py: error: --plots draws with matplotlib, which is not installed: pip install matplotlib"
+
+
+def test_the_readmes_figures_are_in_the_repository():
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    shown = [name for doc in ("README.md", "FURTHER.md")
+             for name in re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", open(os.path.join(here, doc)).read())]
+    assert len(shown) >= 8 and all(os.path.isfile(os.path.join(here, name)) for name in shown)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The benchmark: positions from random games, each move valued by a public perfect solver
+
+def test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome():
+    # Won (the best value +5): the winning move is no error; a draw (0) or a loss (-3) thrown from it is one.
+    won = further.Position("end-easy", "", {0: 5, 1: 0, 2: -3, 3: 2})
+    assert [won.is_error(m) for m in range(4)] == [False, True, True, False]  # +2 wins too, if more slowly
+    drawn = further.Position("end-easy", "", {0: 0, 1: -1})
+    assert [drawn.is_error(m) for m in range(2)] == [False, True]
+    lost = further.Position("end-easy", "", {0: -2, 1: -7, 2: -1})  # every move loses: none is an error
+    assert not any(lost.is_error(m) for m in range(3))
+
+
+def test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with():
+    positions = further.read_benchmark()
+    assert len(positions) == 1200 and all(sum(p.set == s for p in positions) == 200 for s in further.SETS)
+    # The end-easy positions (more than 28 stones, few moves left) are quick to solve: the public solver's value of
+    # the position, its best move's, is ours
+    for p in [p for p in positions if p.set == "end-easy"][::20]:
+        s = p.state()
+        assert further.solve_connect4(s) == max(p.values.values()) and set(p.values) == set(s.legal_moves())
+
+
+def test_the_benchmark_job_counts_errors_by_set():
+    # An agent that always plays the lowest legal column: its error rate in a set is the share of that set's
+    # positions where the lowest column gives up the best outcome, counted here from the file directly
+    positions = [p for p in further.read_benchmark() if p.set in ("end-easy", "middle-medium")][::10]
+    lowest = lambda states, rngs: [s.legal_moves()[0] for s in states]
+    rates = further.Benchmark(lowest, positions, len(positions)).total(
+        further.Benchmark(lowest, positions, len(positions)).run(range(len(positions))))
+    for name in ("end-easy", "middle-medium"):
+        chosen = [p for p in positions if p.set == name]
+        assert rates[name] == round(sum(p.is_error(min(p.values)) for p in chosen) / len(chosen), 4)
+
+
+@pytest.mark.parametrize("pipeline", [0, 1])
+def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older(pipeline, monkeypatch):
+    # Synchronous: iteration k's games are played by the network after k - 1 trainings. Pipelined: by the one after
+    # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
+    # network). The same seed gives the same losses run after run.
+    cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
+    used, after, start = {}, {}, alphazero_plus.Run.start
+    monkeypatch.setattr(alphazero_plus.Run, "start",
+                        lambda run, net, seed, it: used.setdefault(it, net.w1.copy()) is None or start(run, net, seed, it))
+    lines = []
+    alphazero_plus.train("tictactoe", cfg, workers=2, log=lines.append,
+                         on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
+    for it in range(1, 5):
+        assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
+    again = []
+    monkeypatch.setattr(alphazero_plus.Run, "start", start)
+    alphazero_plus.train("tictactoe", cfg, workers=2, log=again.append)
+    assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
