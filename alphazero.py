@@ -14,7 +14,8 @@ import os
 import signal
 
 if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
-    os.environ.update({v: os.environ.get(v, "1") for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
+        os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import argparse
 import contextlib

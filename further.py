@@ -5,13 +5,15 @@ lab's five "Going further" questions answered by measurement, and the strong pla
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
-    python further.py --checkpoint connect4.pt # a Connect Four network: the truth, UCT-400, the solver player
+    python further.py --checkpoint connect4_plus.pt  # one Connect Four network: the truth, UCT-400, the solver
+                                               # player and the benchmark of positions from random games
 """
 import os
 import signal
 
 if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
-    os.environ.update({v: os.environ.get(v, "1") for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")})
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
+        os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import dataclasses
 import functools
