@@ -1347,7 +1347,6 @@ def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatc
     (["alphazero.py", "--seed", "-5"], "argument --seed: must be a number from 0 to 4294967295"),
     (["gumbel.py", "--considered", "0"], "argument --considered: must be a number from 1 to 1000"),
     (["alphazero_plus.py", "--pipeline", "2"], "argument --pipeline: must be a number from 0 to 1"),
-    (["further.py", "--benchmark-nope"], None),
     (["mcts.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
     (["mcts.py", "--simulations", "100000000"], "argument --simulations: must be a whole number from 1 to 10000000, "
                                                  "not '100000000'"),
