@@ -1,7 +1,7 @@
 """Going further: what the documents ask but do not measure. The exact Connect Four solver, the truth measure, the
 lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
 
-    python further.py                          # everything (about 35 minutes on 2 cores)
+    python further.py                          # everything (about 48 minutes on 2 cores)
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
@@ -932,8 +932,8 @@ def check(args):
     read_positions(args.c4_positions)
 
 
-PARTS = {"questions": ("the five going-further questions", part_questions, (1250, 30)),  # seconds: (full, --quick)
-         "recipe": ("a strong Connect Four player in 15 minutes", part_recipe, (800, 20))}  # on the 2-core machine
+PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
+         "recipe": ("a strong Connect Four player in 15 minutes", part_recipe, (1270, 20))}  # on the 2-core machine
 
 if __name__ == "__main__":
     evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS, add_arguments=add_arguments, check=check)
