@@ -889,16 +889,23 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     assert torch.load(path, weights_only=True)["iterations_done"] == 5
 
 
+def training_with_a_first_checkpoint(path):
+    """A tic-tac-toe training in its own process group, once it has saved its first checkpoint (40 iterations take
+    far longer, so it is still training)."""
+    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
+                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    while not path.exists() and p.poll() is None:
+        time.sleep(0.05)
+    return p
+
+
 def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
     """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
     import re
     import signal
     path = tmp_path / "c.pt"
-    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
-                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
-    while not path.exists() and p.poll() is None:  # wait for the first checkpoint (40 iterations take far longer)
-        time.sleep(0.05)
+    p = training_with_a_first_checkpoint(path)
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=600)
     done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
@@ -1273,11 +1280,7 @@ def test_sigterm_and_sighup_stop_training_as_ctrl_c_does(tmp_path, sig, status):
     import re
     import signal
     path = tmp_path / "c.pt"
-    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
-                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
-    while not path.exists() and p.poll() is None:  # wait for the first checkpoint (40 iterations take far longer)
-        time.sleep(0.05)
+    p = training_with_a_first_checkpoint(path)
     if sig == "SIGTERM":
         os.kill(p.pid, signal.SIGTERM)
     else:
