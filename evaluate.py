@@ -983,7 +983,8 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             name = "runs_" + "_".join(os.path.splitext(os.path.basename(p))[0] for p in args.plot_run) + ".png"
             figure = plot_runs(args.plot_run)
             figure.savefig(os.path.join(folder, name), dpi=90, bbox_inches="tight")
-            sys.exit(print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}"))
+            print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}")
+            sys.exit(0)
         writable(args.json)
         if args.checkpoint is not None:
             alphazero.load(args.checkpoint, as_net=False)

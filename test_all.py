@@ -1719,8 +1719,11 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     # network). The same seed gives the same losses run after run.
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
     used, after, start = {}, {}, alphazero_plus.Run.start
-    monkeypatch.setattr(alphazero_plus.Run, "start",
-                        lambda run, net, seed, it: used.setdefault(it, net.w1.copy()) is None or start(run, net, seed, it))
+
+    def recording(run, net, seed, it):  # the first layer's weights of the network each iteration's games get
+        used[it] = net.w1.copy()
+        return start(run, net, seed, it)
+    monkeypatch.setattr(alphazero_plus.Run, "start", recording)
     lines = []
     alphazero_plus.train("tictactoe", cfg, workers=2, log=lines.append,
                          on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
