@@ -92,9 +92,13 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
             #    for the first player: one network then plays both sides, and a value changes sign with the view
 
-            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
+            # 4. Back up: each node on the path counts the visit and adds the value to W. A node's W is summed for
+            #    the player who moved into it (its parent's player to move), so that the parent picks the child
+            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
+            #    so its sign flips before the first increment and again at each step up, as the players alternate.
+            #    An unvisited child counts Q = 0: on this scale of [-1, 1] a draw (on puct.py's [0, 1], a loss).
             while node is not None:
-                value = -value  # the player who moved into this node is the one not to move in it
+                value = -value  # now for the player who moved into this node
                 node.n += 1
                 node.w += value
                 node = node.parent
@@ -105,7 +109,9 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None):
     """The roots of a search, expanded by the network: new ones for None, and a tree kept from the last move as it
     is. A new root counts its expansion as its first visit, so that sqrt(N(root)) = sqrt(sum_b N(b) + 1), the lab's
     formula. noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors (self-play)."""
-    roots = [root or Node() for root in roots or [None] * len(root_states)]
+    if roots is None:  # no trees kept from the last move
+        roots = [None] * len(root_states)
+    roots = [Node() if root is None else root for root in roots]  # a new root where no tree was kept
     new = [(root, s) for root, s in zip(roots, root_states) if not root.children]
     for (root, state), (priors, value) in zip(new, predict(net, [s for _, s in new], cache)):
         root.children = [Node(move, root, p) for move, p in priors.items()]
@@ -201,7 +207,7 @@ def outcome(state):
     return r if state.first_to_move() else -r
 
 
-def choose_move(state, net, n_simulations, rng=None):
+def choose_move(state, net, n_simulations):
     """The agent's move in `state` (a legal move index): the most visited after n_simulations of search without noise;
     with 0 simulations, the raw policy's most likely legal move. net: a Net (from load) or a NumpyNet."""
     return best_move(search([state], net, n_simulations)[0])
@@ -229,12 +235,18 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
             # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
             move = rng.choice(len(pi), p=pi / pi.sum()) if len(history[i]) <= temp_moves else best_move(root)
             states[i].play(move)
-            # --reuse-tree: the chosen move's subtree, with the visits it got, becomes the next search's root
-            roots[i] = reuse_tree and next((ch for ch in root.children if ch.move == move and ch.children), None)
-            if roots[i]:
-                roots[i].parent = None  # the rest of the old tree can go
-    results = [2 * state.result() - 1 for state in states]  # the first player's outcome, in [-1, 1]
-    x, pis, zs = zip(*[(enc, pi, r if first else -r) for r, h in zip(results, history) for enc, pi, first in h])
+            roots[i] = None  # the next search grows a new tree...
+            if reuse_tree:  # ...or, with --reuse-tree, goes on from the chosen move's subtree and the visits it got
+                for child in root.children:
+                    if child.move == move and child.children:  # (a child never expanded holds nothing to keep)
+                        roots[i], child.parent = child, None  # its parent, the rest of the old tree, can go
+    x, pis, zs = [], [], []
+    for state, positions in zip(states, history):
+        result = 2 * state.result() - 1  # the game's result for the first player: 1 won, -1 lost, 0 drawn
+        for encoding, pi, first in positions:
+            x.append(encoding)
+            pis.append(pi)
+            zs.append(result if first else -result)  # z: that result for the player who was to move there
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
@@ -266,9 +278,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     `window` iterations, repeat; return the trained Net. resume: go on from the checkpoint at `out` (its network,
     Adam's state and iterations; the replay window starts empty). Run, below the banner, shares the games among
     `workers` processes, saves to `out` (if given) and logs each iteration, and adds up the seconds in `spent`."""
-    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]  # your own game's, say
-    if missing:
-        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
+    check_game(game, cfg)
     start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -303,6 +313,19 @@ def start_process(worker=False):
     if worker:  # Ctrl-C and a closing terminal are the main process's to handle: it stops the workers (SIGTERM)
         for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
+
+
+def check_game(game, cfg):
+    """Before any work: the game has what the trainers call (games.NetworkGame), the optional parts its settings use
+    (games.Mirrored for --mirror 1), and every setting the built-in games have (your own game's, say)."""
+    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]
+    if missing:
+        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
+    needs = [games.NetworkGame] + [games.Mirrored] * bool(cfg["mirror"])
+    lacking = games.lacks(GAMES[game], *needs)
+    if lacking:
+        raise ValueError(f"the game {game} has no {', '.join(lacking)}: see the contract in games.py" +
+                         (" (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(lacking) else ""))
 
 
 def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop as Ctrl-C does, status 128 + signal
@@ -388,19 +411,28 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
 
 
 def load(path, game=None, as_net=True):
-    """A saved Net (search takes it as it is), or the dict; ValueError in one line for a bad or wrong-game file."""
+    """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
+    missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
     try:
-        ckpt, net = torch.load(path, weights_only=True), None
-        if as_net and ckpt["game"] in GAMES:
-            net = Net(ckpt["game"], ckpt["hidden"])
-            net.load_state_dict(ckpt["state_dict"])
+        ckpt = torch.load(path, weights_only=True)
     except Exception as e:
         raise ValueError(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else
-                         f"{path} is not a readable checkpoint ({type(e).__name__})") from None
+                         f"{path} is a folder, not a checkpoint" if os.path.isdir(path) else
+                         f"{path} is empty, not a checkpoint" if os.path.getsize(path) == 0 else
+                         f"{path} is not a checkpoint: torch cannot read it") from None
+    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
+        raise ValueError(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
     if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
         raise ValueError(f"{path} holds a network for {ckpt['game']!r}: register that game in GAMES and SETTINGS first"
                          if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
-    return net if as_net else ckpt
+    if not as_net:
+        return ckpt
+    net = Net(ckpt["game"], ckpt["hidden"])
+    try:
+        net.load_state_dict(ckpt["state_dict"])
+    except Exception:
+        raise ValueError(f"{path}'s weights do not fit a {ckpt['game']} network of {ckpt['hidden']} units") from None
+    return net
 
 
 def resume_from(path, game, cfg, net, optimizer):
@@ -470,11 +502,16 @@ if __name__ == "__main__":
                                                              else "--play; training writes --out"))
     if args.simulations == 0 and not args.play:
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
+    if args.play and args.simulations == 0 and args.reuse_tree:
+        parser.error("--reuse-tree 1 keeps a search's tree, and --simulations 0 searches nothing: drop one")
     cfg, default = settings(args.game, **{key: getattr(args, key) for key in FLAGS}), f"{args.game}.pt"
     path = args.checkpoint if args.play else args.out
     path = default if path is None else path  # an empty path is refused, not taken for the default
     try:
         if args.play:
+            trained_by = load(path, args.game, as_net=False).get("algorithm", "alphazero")
+            if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
+                print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
             play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["c_puct"],
                  cfg["reuse_tree"])
         else:

@@ -1,14 +1,17 @@
-"""AlphaZero, going further: alphazero.py plus five changes, each a flag, that the lab's questions led to.
+"""AlphaZero, going further: alphazero.py plus seven changes, each a flag, that the lab's questions led to.
   --q-weight W        the value target mixes the game's outcome with the search's value of the position
-  --random-openings F this fraction of self-play games starts from a uniformly random first move
+  --random-openings F this fraction of self-play games starts from uniformly random moves (--opening-moves: how many)
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
   --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
   --pipeline 1        each iteration's games are played while the network trains on the last ones: every core busy
+  --solver 1          MCTS-solver: the game's end is an exact value in the search, and proven wins and losses climb
+  --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
     python alphazero_plus.py --game connect4                  # the strong player (see the README), connect4_plus.pt
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal
+    python alphazero_plus.py --game connect4 --play --checkpoint data/connect4_plus.pt   # the one shipped
 """
 import os
 import signal
@@ -38,7 +41,8 @@ SETTINGS = {  # the lab's settings and the going-further ones that beat them; ev
     "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
                      window=30, lr_final=1e-4, q_weight=1.0, random_openings=0.25, reuse_tree=1, pipeline=1)}
 COMMON = dict(window=20, batch=256, lr=1e-3, lr_final=None, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25,
-              net="mlp", reuse_tree=0, random_openings=0.0, q_weight=0.0, pipeline=0)
+              net="mlp", reuse_tree=0, random_openings=0.0, opening_moves=1, q_weight=0.0, pipeline=0, solver=0,
+              full_fraction=1.0, fast_simulations=8, random_moves=0.0)
 FLAGS = {  # what each setting means, and the range its flag takes (whole numbers if the bounds are whole)
     "iterations": (1, 10_000, "self-play iterations"),
     "games": (1, 100_000, "self-play games per iteration"),
@@ -56,67 +60,127 @@ FLAGS = {  # what each setting means, and the range its flag takes (whole number
     "noise": (0.0, 1.0, "weight of the Dirichlet noise in the root's priors in self-play"),
     "mirror": (0, 1, "1: add the left-right mirror image of every position to the training data"),
     "reuse_tree": (0, 1, "1: keep the chosen move's subtree for the next search"),
-    "random_openings": (0.0, 1.0, "fraction of self-play games whose first move is uniformly random, not searched"),
+    "random_openings": (0.0, 1.0, "fraction of self-play games that start with uniformly random moves, not searched"),
+    "opening_moves": (1, 1_000, "a random opening plays k uniformly random moves, k drawn uniformly from 1 to N"),
     "q_weight": (0.0, 1.0, "weight of the search's value of each position in its value target (0: the outcome)"),
-    "pipeline": (0, 1, "1: each iteration's games are played while the network trains, by the network one step older")}
+    "pipeline": (0, 1, "1: each iteration's games are played while the network trains, by the network one step older"),
+    "solver": (0, 1, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the tree"),
+    "full_fraction": (0.01, 1.0, "fraction of self-play moves searched in full and kept as examples (playout cap)"),
+    "fast_simulations": (1, 100_000, "simulations of the other moves' cheap searches, which are not examples"),
+    "random_moves": (0.0, 1.0, "fraction of self-play moves played uniformly at random (their positions still searched)")}
 
 
 class Node:
     """A position in the tree, reached by `move` from its parent; N and W count for the player who made `move`."""
-    __slots__ = ("move", "parent", "children", "prior", "n", "w")  # self-play makes millions
+    __slots__ = ("move", "parent", "children", "prior", "n", "w", "proven")  # self-play makes millions
 
     def __init__(self, move=None, parent=None, prior=1.0):
         self.move, self.parent, self.children = move, parent, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
+        self.proven = None                            # --solver: the exact value for whoever made `move`, once known
+
+    def q(self):
+        """The value for whoever made `move`: exact once proven, else the mean of the visits (0 before any)."""
+        return self.proven if self.proven is not None else self.w / self.n if self.n else 0.0
 
 
-def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None, cache=None):
+def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None, cache=None, solver=False):
     """puct_search on many games side by side; returns their roots. As the lab says, the network expands each root
     first (see expand_roots), then n_simulations follow (puct.py's first simulation is its root's expansion). Each
     walks every game's tree down to a leaf; one network call then scores all the leaves, for about the cost of one.
-    roots: trees kept from the last move, or None (--reuse-tree); cache: the network's outputs (see predict)."""
-    roots = expand_roots(root_states, net, roots, noise, cache)
+    roots: trees kept from the last move, or None (--reuse-tree); cache: the network's outputs (see predict).
+    solver (MCTS-solver): a game's end is an exact value, and exact values climb the tree by minimax (see prove);
+    a proven node is a leaf whose value is exact, and a game whose root is proven needs no more simulations."""
+    roots = expand_roots(root_states, net, roots, noise, cache, solver)
     for t in range(1, n_simulations + 1):
         leaves = []
         for root, root_state in zip(roots, root_states):
+            if root.proven is not None:
+                continue
             node, state = root, root_state.copy()
 
-            # 1. Select: while a node has children, descend to the child with the best PUCT score
-            while node.children:
+            # 1. Select: while a node has children (and is not proven), descend to the child with the best PUCT score
+            while node.children and node.proven is None:
                 sqrt_n = math.sqrt(node.n)
                 node = max(node.children,
-                           key=lambda ch: (ch.w / ch.n if ch.n else 0.0)
+                           key=lambda ch: ch.q()
                                           + c_puct * ch.prior * sqrt_n / (1 + ch.n))
                 state.play(node.move)
             leaves.append((node, state))
+        if not leaves:
+            break
 
-        # 2. Expand: one network call gives every legal move a child with its prior
-        for (node, state), (priors, value) in zip(leaves, predict(net, [state for _, state in leaves], cache)):
-            node.children = [Node(move, node, p)
-                             for move, p in priors.items()]
+        # 2. Expand: one network call gives every legal move a child with its prior (a proven leaf needs no call)
+        known = [node.proven is not None for node, _ in leaves]
+        outputs = iter(predict(net, [state for (_, state), k in zip(leaves, known) if not k], cache))
+        for (node, state), k in zip(leaves, known):
+            if not k:
+                priors, value = next(outputs)
+                node.children = [Node(move, node, p)
+                                 for move, p in priors.items()]
+                if solver:
+                    mark_ends(node, state, value)
 
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
             #    for the first player: one network then plays both sides, and a value changes sign with the view
+            if k:
+                value = -node.proven
 
-            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
+            # 4. Back up: each node on the path counts the visit and adds the value to W. A node's W is summed for
+            #    the player who moved into it (its parent's player to move), so that the parent picks the child
+            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
+            #    so its sign flips before the first increment and again at each step up, as the players alternate.
+            #    An unvisited child counts Q = 0: on this scale of [-1, 1] a draw (on puct.py's [0, 1], a loss).
             while node is not None:
-                value = -value  # the player who moved into this node is the one not to move in it
+                value = -value  # now for the player who moved into this node
+                if node.proven is not None:
+                    value = node.proven  # an exact value climbs as it is, never averaged with guesses
                 node.n += 1
                 node.w += value
+                if node.proven is not None and node.parent is not None and node.parent.proven is None:
+                    node.parent.proven = prove(node.parent)
                 node = node.parent
     return roots
 
 
-def expand_roots(root_states, net, roots=None, noise=None, cache=None):
+def mark_ends(node, state, value):
+    """MCTS-solver at an expansion: a finished game's value is exact, and so is each move's that ends the game (a
+    win for whoever plays it, or a draw), looked at one move ahead whatever its prior; they may prove the node."""
+    if not node.children:
+        node.proven = -value  # the game is over here: value is its exact outcome for the player to move
+        return
+    for ch in node.children:
+        after = state.copy()
+        after.play(ch.move)
+        if after.is_over():
+            ch.proven = -outcome(after)  # for whoever made the move: 1 for a win, 0 for a draw
+    node.proven = prove(node)
+
+
+def prove(node):
+    """MCTS-solver's rule, for whoever made the move into `node` (the children are its opponent's moves): if one
+    move wins for the opponent, a loss (-1); if every move is proven, minus the best of them (exact minimax); else
+    not yet known (None)."""
+    values = [ch.proven for ch in node.children]
+    if 1 in values:
+        return -1
+    return None if None in values else -max(values)
+
+
+def expand_roots(root_states, net, roots=None, noise=None, cache=None, solver=False):
     """The roots of a search, expanded by the network: new ones for None, and a tree kept from the last move as it
     is. A new root counts its expansion as its first visit, so that sqrt(N(root)) = sqrt(sum_b N(b) + 1), the lab's
     formula. noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors (self-play)."""
-    roots = [root or Node() for root in roots or [None] * len(root_states)]
+    if roots is None:  # no trees kept from the last move
+        roots = [None] * len(root_states)
+    roots = [Node() if root is None else root for root in roots]  # a new root where no tree was kept
     new = [(root, s) for root, s in zip(roots, root_states) if not root.children]
     for (root, state), (priors, value) in zip(new, predict(net, [s for _, s in new], cache)):
         root.children = [Node(move, root, p) for move, p in priors.items()]
         root.n, root.w = 1, -value  # the value for whoever moved into the root, as the back-up scores it
+        if solver:
+            mark_ends(root, state, value)
     if noise is not None:
         for root in roots:
             add_dirichlet(root, *noise)
@@ -124,13 +188,15 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None):
 
 
 def best_move(root):
-    """The most visited move (a high average over few visits may be luck); a tie goes to the higher prior."""
-    return max(root.children, key=lambda ch: (ch.n, ch.prior)).move
+    """The most visited move (a high average over few visits may be luck); a tie goes to the higher prior. With
+    --solver, a proven win first, and a proven loss only when every move is one."""
+    return max(root.children, key=lambda ch: (ch.proven == 1, ch.proven != -1, ch.n, ch.prior)).move
 
 
 def visit_policy(root, tau=1.0):
-    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on the most visited."""
-    if tau == 0:
+    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on best_move, and so
+    does a proven root (--solver): its search stopped when the proof came, so its visits say little or nothing."""
+    if tau == 0 or root.proven is not None:
         return {ch.move: float(ch.move == best_move(root)) for ch in root.children}
     weights = {ch.move: ch.n ** (1 / tau) for ch in root.children}
     total = sum(weights.values())
@@ -232,45 +298,73 @@ def outcome(state):
     return r if state.first_to_move() else -r
 
 
-def choose_move(state, net, n_simulations, rng=None):
+def choose_move(state, net, n_simulations, solver=False):
     """The agent's move in `state` (a legal move index): the most visited after n_simulations of search without noise;
     with 0 simulations, the raw policy's most likely legal move. net: a Net (from load) or a NumpyNet."""
-    return best_move(search([state], net, n_simulations)[0])
+    return best_move(search([state], net, n_simulations, solver=solver)[0])
 
 
 def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, alpha=1.0, noise=0.25,
-              reuse_tree=False, random_openings=0.0, q_weight=0.0):
+              reuse_tree=False, random_openings=0.0, q_weight=0.0, opening_moves=1, solver=False, full_fraction=1.0,
+              fast_simulations=8, random_moves=0.0):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
     player to move, its visit distribution, and the game's outcome for that player (with --q-weight w, mixed with
-    the search's value q of the position: (1 - w) z + w q, less noisy than a whole game's one result)."""
+    the search's value q of the position: (1 - w) z + w q, less noisy than a whole game's one result).
+    --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and becomes an
+    example with probability f; the others get a cheap search of fast_simulations, without noise, and only move.
+    --random-moves p: a move is uniformly random with probability p, though its position was searched and is kept
+    as an example: the opponent then meets the kind of position a random game reaches (a win left in one, say)."""
     states = [GAMES[game]() for _ in range(n_games)]
-    for s in states:  # --random-openings: this fraction of the games starts from a uniformly random first move
-        if random_openings and rng.random() < random_openings:
-            s.play(rng.choice(s.legal_moves()))
+    for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are
+        if random_openings and rng.random() < random_openings:  # not examples: the positions they lead to are
+            for _ in range(rng.integers(1, opening_moves + 1) if opening_moves > 1 else 1):
+                move = rng.choice(s.legal_moves())
+                after = s.copy()
+                after.play(move)
+                if after.is_over():  # the opening stops short of the game's end: every game has a position to search
+                    break
+                s.play(move)
     roots = [None] * n_games
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
+    played = [0] * n_games  # the moves each game's searches have chosen
     while True:
         live = [i for i in range(n_games) if not states[i].is_over()]
         if not live:
             break
-        found = search([states[i] for i in live], net, n_simulations, c_puct, noise=(rng, alpha, noise),
-                       roots=[roots[i] for i in live], cache=cache)
-        for i, root in zip(live, found):
+        full = {i for i in live if full_fraction >= 1 or rng.random() < full_fraction}
+        found = {}
+        for group, sims, root_noise in (([i for i in live if i in full], n_simulations, (rng, alpha, noise)),
+                                        ([i for i in live if i not in full], fast_simulations, None)):
+            if group:
+                found.update(zip(group, search([states[i] for i in group], net, sims, c_puct, noise=root_noise,
+                                               roots=[roots[i] for i in group], cache=cache, solver=solver)))
+        for i in live:
+            root = found[i]
             pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)  # the label: each move's share of the visits
             for move, p in visit_policy(root).items():
                 pi[move] = p
-            history[i].append((states[i].encode(), pi, states[i].first_to_move(), -root.w / root.n))
+            if i in full:
+                history[i].append((states[i].encode(), pi, states[i].first_to_move(), -root.q()))
             # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
-            move = rng.choice(len(pi), p=pi / pi.sum()) if len(history[i]) <= temp_moves else best_move(root)
+            played[i] += 1
+            move = rng.choice(len(pi), p=pi / pi.sum()) if played[i] <= temp_moves else best_move(root)
+            if random_moves and rng.random() < random_moves:
+                move = rng.choice(states[i].legal_moves())
             states[i].play(move)
-            # --reuse-tree: the chosen move's subtree, with the visits it got, becomes the next search's root
-            roots[i] = reuse_tree and next((ch for ch in root.children if ch.move == move and ch.children), None)
-            if roots[i]:
-                roots[i].parent = None  # the rest of the old tree can go
-    results = [2 * state.result() - 1 for state in states]  # the first player's outcome, in [-1, 1]
-    x, pis, zs = zip(*[(enc, pi, (1 - q_weight) * (r if first else -r) + q_weight * q)
-                       for r, h in zip(results, history) for enc, pi, first, q in h])
+            roots[i] = None  # the next search grows a new tree...
+            if reuse_tree:  # ...or, with --reuse-tree, goes on from the chosen move's subtree and the visits it got
+                for child in root.children:
+                    if child.move == move and child.children:  # (a child never expanded holds nothing to keep)
+                        roots[i], child.parent = child, None  # its parent, the rest of the old tree, can go
+    x, pis, zs = [], [], []
+    for state, positions in zip(states, history):
+        result = 2 * state.result() - 1  # the game's result for the first player: 1 won, -1 lost, 0 drawn
+        for encoding, pi, first, q in positions:
+            x.append(encoding)
+            pis.append(pi)
+            z = result if first else -result  # z: that result for the player who was to move there
+            zs.append((1 - q_weight) * z + q_weight * q)  # --q-weight: mixed with the search's value there
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
@@ -310,9 +404,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     `window` iterations, repeat; return the trained Net. resume: go on from the checkpoint at `out` (its network,
     Adam's state and iterations; the replay window starts empty). Run, below the banner, shares the games among
     `workers` processes, saves to `out` (if given) and logs each iteration, and adds up the seconds in `spent`."""
-    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]  # your own game's, say
-    if missing:
-        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
+    check_game(game, cfg)
     start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -357,6 +449,19 @@ def start_process(worker=False):
             signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
 
 
+def check_game(game, cfg):
+    """Before any work: the game has what the trainers call (games.NetworkGame), the optional parts its settings use
+    (games.Mirrored for --mirror 1, games.Board for --net conv), and every setting the built-in games have (your own game's, say)."""
+    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]
+    if missing:
+        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
+    needs = [games.NetworkGame] + [games.Mirrored] * bool(cfg["mirror"]) + [games.Board] * (cfg["net"] == "conv")
+    lacking = games.lacks(GAMES[game], *needs)
+    if lacking:
+        raise ValueError(f"the game {game} has no {', '.join(lacking)}: see the contract in games.py" +
+                         (" (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(lacking) else ""))
+
+
 def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop as Ctrl-C does, status 128 + signal
     raise KeyboardInterrupt(128 + signum)
 
@@ -366,7 +471,8 @@ def play_games(game, net, n_games, cfg, seed):  # one worker's share of an itera
     try:
         return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], np.random.default_rng(seed),
                          cfg["c_puct"], cfg["alpha"], cfg["noise"], cfg["reuse_tree"], cfg["random_openings"],
-                         cfg["q_weight"])
+                         cfg["q_weight"], cfg["opening_moves"], cfg["solver"], cfg["full_fraction"],
+                         cfg["fast_simulations"], cfg["random_moves"])
     finally:
         gc.enable()
         gc.collect(0)  # generation 0 holds what the games made; a full collection would go through all of torch
@@ -436,29 +542,39 @@ def claim(path):
 
 
 def save(net, path, optimizer=None, iterations_done=None, cfg=None):
-    """Atomically, a temp file then a rename, with what --resume needs: Adam's state, iterations done, settings."""
+    """Atomically, a temp file then a rename, with what --resume needs: Adam's state, iterations done, settings.
+    Without an optimizer, the weights alone (and the settings, which say how the network searches: --solver)."""
     ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
-            "state_dict": net.state_dict()}
+            "state_dict": net.state_dict(), **({"settings": cfg} if cfg else {})}
     if optimizer:
-        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
+        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done)
     torch.save(ckpt, f"{path}.tmp")
     os.replace(f"{path}.tmp", path)
 
 
 def load(path, game=None, as_net=True):
-    """A saved Net (search takes it as it is), or the dict; ValueError in one line for a bad or wrong-game file."""
+    """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
+    missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
     try:
-        ckpt, net = torch.load(path, weights_only=True), None
-        if as_net and ckpt["game"] in GAMES:
-            net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # mlp: alphazero.py's
-            net.load_state_dict(ckpt["state_dict"])
+        ckpt = torch.load(path, weights_only=True)
     except Exception as e:
         raise ValueError(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else
-                         f"{path} is not a readable checkpoint ({type(e).__name__})") from None
+                         f"{path} is a folder, not a checkpoint" if os.path.isdir(path) else
+                         f"{path} is empty, not a checkpoint" if os.path.getsize(path) == 0 else
+                         f"{path} is not a checkpoint: torch cannot read it") from None
+    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
+        raise ValueError(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
     if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
         raise ValueError(f"{path} holds a network for {ckpt['game']!r}: register that game in GAMES and SETTINGS first"
                          if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
-    return net if as_net else ckpt
+    if not as_net:
+        return ckpt
+    net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # mlp: alphazero.py's
+    try:
+        net.load_state_dict(ckpt["state_dict"])
+    except Exception:
+        raise ValueError(f"{path}'s weights do not fit a {ckpt['game']} network of {ckpt['hidden']} units") from None
+    return net
 
 
 def resume_from(path, game, cfg, net, optimizer):
@@ -478,13 +594,13 @@ def resume_from(path, game, cfg, net, optimizer):
     return ckpt["iterations_done"]
 
 
-def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False):
+def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
     """A human against the agent in the terminal; with reuse_tree the last search's subtree goes on growing."""
     kept = [None]  # the agent's last move's node
 
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
-        root = search([state], net, n_simulations, c_puct, roots=[root if reuse_tree else None])[0]
+        root = search([state], net, n_simulations, c_puct, roots=[root if reuse_tree else None], solver=solver)[0]
         print(f"the agent searched {n_simulations} simulations:" if n_simulations else "the raw policy (no search):")
         print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")  # every legal move, most visited first
         for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
@@ -524,19 +640,24 @@ if __name__ == "__main__":
         if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
             parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo} to {hi}")
     given = {k for k, v in vars(args).items() if v is not None and v is not False} - {"game", "play"}
-    for_play = {"simulations", "c_puct", "reuse_tree", "checkpoint", "first"}
+    for_play = {"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"}
     for key in sorted(given - for_play if args.play else given & for_play - set(FLAGS)):
         parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
                                                              else "--play; training writes --out"))
     if args.simulations == 0 and not args.play:
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
+    if args.play and args.simulations == 0 and args.reuse_tree:
+        parser.error("--reuse-tree 1 keeps a search's tree, and --simulations 0 searches nothing: drop one")
     cfg, default = settings(args.game, **{key: getattr(args, key) for key in [*FLAGS, "net"]}), f"{args.game}_plus.pt"
     path = args.checkpoint if args.play else args.out
     path = default if path is None else path  # an empty path is refused, not taken for the default
     try:
         if args.play:
+            trained_by = load(path, args.game, as_net=False).get("algorithm", "alphazero")
+            if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
+                print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
             play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["c_puct"],
-                 cfg["reuse_tree"])
+                 cfg["reuse_tree"], cfg["solver"])
         else:
             train(args.game, cfg, args.seed or 0, args.workers, path, resume=args.resume)
             print(f"\ncheckpoint: {path}\nplay against it: python alphazero_plus.py --game {args.game} --play"

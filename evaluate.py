@@ -285,10 +285,12 @@ def tictactoe_positions():
 # a move for each: the network's agent searches all its games at once, with one batched network call a simulation.
 
 class Agent:
-    """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero" or "gumbel")."""
+    """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero", "gumbel" or
+    "alphazero_plus"); options go to that search (alphazero_plus's solver=True, say)."""
 
-    def __init__(self, net, n_simulations, algorithm="alphazero"):
+    def __init__(self, net, n_simulations, algorithm="alphazero", **options):
         self.net, self.n_simulations, self.algorithm = net, n_simulations, algorithm  # a name: modules don't pickle
+        self.options = options
         self.cache = {}  # the network's outputs by position, kept from move to move as self-play keeps them
 
     def __call__(self, states, rngs):
@@ -298,7 +300,7 @@ class Agent:
         if self.n_simulations == 0:
             return [max(priors, key=priors.get) for priors, _ in algorithm.predict(self.net, states, self.cache)]
         return [algorithm.best_move(root) for root in algorithm.search(states, self.net, self.n_simulations,
-                                                                       cache=self.cache)]
+                                                                       cache=self.cache, **self.options)]
 
 
 def random_player(states, rngs):
@@ -430,14 +432,17 @@ def mean(scores):
     return sum(scores) / len(scores)
 
 
-def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero):
+def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
-    network at the iterations in `keep`; also the seconds spent, in all and (clock) up to each kept iteration."""
+    network at the iterations in `keep`; also the seconds spent, in all and (clock) up to each kept iteration.
+    save_last: a path where the last network is saved, weights and settings only."""
     nets, spent, clock = {}, {}, {}
 
     def keep_snapshot(it, net):
         if it in keep:
             nets[it], clock[it] = trainer.NumpyNet(net), round(sum(spent.values()), 1)
+        if save_last and it == cfg["iterations"]:
+            trainer.save(net, save_last, cfg=cfg)
     trainer.train(game, cfg, seed=seed, workers=workers, on_iteration=keep_snapshot,
                     log=lambda line: print("  " + line, flush=True), spent=spent)
     return nets, spent, clock
@@ -803,11 +808,21 @@ def read_run(path):
     import csv
     try:
         with open(path) as f:
-            rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
-        assert rows and {"iteration", "value_loss", "policy_loss", "self_play_s", "training_s"} <= set(rows[0])
-        return rows
-    except (OSError, ValueError, AssertionError, TypeError) as e:
-        raise ValueError(f"{path} is not a training run's CSV ({type(e).__name__})") from None
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        raise ValueError(f"cannot read {path}: {'no such file' if isinstance(e, FileNotFoundError) else e.strerror}"
+                         ) from None
+    except (UnicodeDecodeError, csv.Error):
+        raise ValueError(f"{path} is not a training run's CSV: not a text table") from None
+    if not rows:
+        raise ValueError(f"{path} is not a training run's CSV: no rows")
+    lacking = [k for k in ("iteration", "value_loss", "policy_loss", "self_play_s", "training_s") if k not in rows[0]]
+    if lacking:
+        raise ValueError(f"{path} is not a training run's CSV: no column {', '.join(lacking)}")
+    try:
+        return [{k: float(v) for k, v in row.items()} for row in rows]
+    except (TypeError, ValueError):
+        raise ValueError(f"{path} is not a training run's CSV: a value that is not a number") from None
 
 
 def save_figures(figures, folder):
@@ -884,11 +899,11 @@ def noise_rules():
         print("  (--quick: every part at a small size, so these verdicts say little)")
 
 
-PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (8, 1)),  # seconds: (full, --quick)
-         "1": ("AlphaZero on tic-tac-toe", part_1, (25, 3)),
-         "2": ("AlphaZero on Connect Four", part_2, (170, 3)),
-         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (30, 5)),
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (5, 1))}  # on the README's 2-core machine
+PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (12, 1)),  # seconds: (full, --quick), the
+         "1": ("AlphaZero on tic-tac-toe", part_1, (41, 3)),                  # full ones from the summary of the
+         "2": ("AlphaZero on Connect Four", part_2, (210, 3)),                # README's run; they drive the estimate
+         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (42, 5)),  # of the time left
+         "3b": ("Gumbel v PUCT with the same network", part_3b, (7, 1))}
 
 
 def write_json(path, results):

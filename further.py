@@ -253,21 +253,22 @@ def report_sizes(quick):
                                                                                   DEEP_BUDGET)
 
 
-def connect4_report(net, name, n_simulations, args):
+def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **options):
     """A Connect Four network, measured with `n_simulations` and with DEEP_SIMULATIONS: against the tactical player and UCT-400,
-    the truth fraction, and games against the solver player (SolverPlayer, with the network as its stand-in)."""
+    the truth fraction, and games against the solver player (SolverPlayer, with the network as its stand-in). Its
+    search is `algorithm`'s with `options` (alphazero_plus's solver=True, say)."""
     deep = 20 if args.quick else DEEP_SIMULATIONS
     n = report_sizes(args.quick)
-    jobs = {"policy v tactical": Match("connect4", Agent(net, 0), tactical_player, n.v_tactical, args.seed),
-            f"search {deep} v tactical": Match("connect4", Agent(net, deep), tactical_player, n.v_tactical, args.seed),
-            f"search {deep} v UCT-{n.uct}": Match("connect4", Agent(net, deep), UCTPlayer(n.uct), n.v_uct, args.seed),
-            "v_solver": VersusSolver(Agent(net, deep), Agent(net, 4 * deep), 2 * n.v_solver, args.seed,
-                                     n.solver_budget)}
+    agent = lambda sims: Agent(net, sims, algorithm, **options)
+    jobs = {"policy v tactical": Match("connect4", agent(0), tactical_player, n.v_tactical, args.seed),
+            f"search {deep} v tactical": Match("connect4", agent(deep), tactical_player, n.v_tactical, args.seed),
+            f"search {deep} v UCT-{n.uct}": Match("connect4", agent(deep), UCTPlayer(n.uct), n.v_uct, args.seed),
+            "v_solver": VersusSolver(agent(deep), agent(4 * deep), 2 * n.v_solver, args.seed, n.solver_budget)}
     for label, sims in (("policy", 0), (f"search {n_simulations}", n_simulations), (f"search {deep}", deep)):
-        jobs[f"{label}: truth"] = Truth("connect4", Agent(net, sims), tactical_player, n.truth, args.seed,
+        jobs[f"{label}: truth"] = Truth("connect4", agent(sims), tactical_player, n.truth, args.seed,
                                         budget=n.truth_budget)
     positions = read_benchmark()[::40] if args.quick else read_benchmark()  # --quick: 5 in each set
-    jobs.update(benchmark_jobs(net, positions, "benchmark: ", (0, 10, 20) if args.quick else BENCHMARK_SIMULATIONS))
+    jobs.update(benchmark_jobs(agent, positions, "benchmark: ", (0, 10, 20) if args.quick else BENCHMARK_SIMULATIONS))
     progress(f"measuring {name}: {n.v_tactical} games against the tactical player, {n.v_uct} against "
              f"UCT-{n.uct}, {2 * n.v_solver} against the solver player, the truth along {n.truth}")
     r = run_jobs(jobs, args.workers)
@@ -361,8 +362,9 @@ class Benchmark:
                 for name in SETS}
 
 
-def benchmark_jobs(net, positions, tag="", simulations=BENCHMARK_SIMULATIONS):
-    return {f"{tag}{'policy' if n == 0 else f'search {n}'}": Benchmark(Agent(net, n), positions, len(positions))
+def benchmark_jobs(agent, positions, tag="", simulations=BENCHMARK_SIMULATIONS):
+    """agent(n): the player with n simulations (0: the raw policy)."""
+    return {f"{tag}{'policy' if n == 0 else f'search {n}'}": Benchmark(agent(n), positions, len(positions))
             for n in simulations}
 
 
@@ -698,9 +700,11 @@ def further_tictactoe(args):
     common = {way: [final[run]["common_optimal"] for run in by_way[way]] for way in ways}
     print(f"  the lab's thing to notice (at iteration {keep[-1]} every loss comes after the edge opening): "
           f"{'holds' if edge_only else 'does not hold'} on our 3 default seeds")
-    answer(args, f"edge-opening losses (policy and search, 3 seeds) {edge['default']} by default, "
-          f"{edge['random openings 0.25']} with random openings: the edge opening "
-          f"{'stops losing' if edge['random openings 0.25'] == 0 else 'still loses'}; optimal in the common positions "
+    before, after = edge["default"], edge["random openings 0.25"]
+    verdict = ("no edge-opening loss either way" if before == after == 0 else "random openings end them" if after == 0
+               else "random openings cut them" if after < before else "random openings do not cut them")
+    answer(args, f"edge-opening losses (policy and search, 3 seeds) {before} by default, {after} with random "
+          f"openings: {verdict}; optimal in the common positions "
           f"{spread(common['default'])} by default, {spread(common['random openings 0.25'])} with random openings")
 
     # 2. What noise and temperature do
@@ -764,21 +768,23 @@ def part_recipe(args):
     n_uct, uct, n_truth, truth_budget = min(sizes.v_uct, 100), sizes.uct, sizes.truth, sizes.truth_budget
     progress("recipe: training Connect Four with alphazero_plus.py's defaults" + (" (--quick: 2 small iterations)" if q else ""))
     t0 = time.time()
-    nets, spent, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
+    nets, spent, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
+                                      save_last=recipe_path(args))
     t1 = time.time()
     progress(f"recipe: the truth along {n_truth} games, {n_uct} games against UCT-{uct} and the benchmark for "
              f"iterations {keep[:-1]}")
     jobs, positions = {}, read_benchmark()[::40] if q else read_benchmark()
-    for it in keep[:-1]:
-        jobs[f"{it}:policy: truth"] = Truth("connect4", Agent(nets[it], 0), tactical_player, n_truth, args.seed,
+    for it in keep[:-1]:  # each network searches as the recipe's does (with --solver, say)
+        agent = lambda sims: Agent(nets[it], sims, "alphazero_plus", **search_options(cfg))
+        jobs[f"{it}:policy: truth"] = Truth("connect4", agent(0), tactical_player, n_truth, args.seed,
                                             budget=truth_budget)
-        jobs[f"{it}:search {deep}: truth"] = Truth("connect4", Agent(nets[it], deep), tactical_player, n_truth,
+        jobs[f"{it}:search {deep}: truth"] = Truth("connect4", agent(deep), tactical_player, n_truth,
                                                    args.seed, budget=truth_budget)
-        jobs[f"{it}:search {deep} v UCT-{uct}"] = Match("connect4", Agent(nets[it], deep), UCTPlayer(uct), n_uct,
-                                                       args.seed)
-        jobs.update(benchmark_jobs(nets[it], positions, f"{it}:benchmark ", (0, deep)))
+        jobs[f"{it}:search {deep} v UCT-{uct}"] = Match("connect4", agent(deep), UCTPlayer(uct), n_uct, args.seed)
+        jobs.update(benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep)))
     r = run_jobs(jobs, args.workers)
-    final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args)
+    final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args,
+                            "alphazero_plus", **search_options(cfg))
     truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{uct}"
     errors = ("benchmark errors: policy", f"benchmark errors: search {deep}")
     curve = {it: {truths[0]: r[f"{it}:{truths[0]}"], truths[1]: r[f"{it}:{truths[1]}"],
@@ -917,9 +923,22 @@ PLOTS = {"questions": plot_questions, "recipe": lambda r: dict(plot_recipe(r), f
 
 
 def measure_checkpoint(args):
-    """A Connect Four network (from alphazero.py or alphazero_plus.py): the truth, UCT-400, the solver player."""
+    """A Connect Four network (from alphazero.py or alphazero_plus.py): the truth, UCT-400, the solver player. It
+    searches as the settings it records say (alphazero_plus's --solver); without them, as alphazero.py does."""
     net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
-    return connect4_report(net, args.checkpoint, alphazero_plus.SETTINGS["connect4"]["simulations"], args)
+    cfg = alphazero_plus.load(args.checkpoint, "connect4", as_net=False).get("settings") or {}
+    return connect4_report(net, args.checkpoint, alphazero_plus.SETTINGS["connect4"]["simulations"], args,
+                           "alphazero_plus", **search_options(cfg))
+
+
+def search_options(cfg):
+    """How a network trained with the settings cfg searches: alphazero_plus's search, with the solver if it had it."""
+    return {"solver": True} if cfg.get("solver") else {}
+
+
+def recipe_path(args):
+    """Where --part recipe saves its last network, weights only, beside the JSON: further.json -> further_recipe.pt."""
+    return os.path.splitext(args.json)[0] + "_recipe.pt"
 
 
 def add_arguments(parser):

@@ -1,13 +1,91 @@
-"""The rules of the four games, behind one small interface.
+"""The rules of the four games, behind one small interface: the contract just below, written as code.
 
-A state is a mutable object with copy(), legal_moves(), play(move), is_over(), first_to_move() and, once the
-game is over, result(): 1.0 if the first player (Black, White in chess, X, the first Connect Four player) won,
-0.0 if they lost, 0.5 for a draw. move_name(move) says a move the way the game names it.
-Rollouts take a state and a random.Random, play the game out on a copy and return the first player's result.
+Go's corner and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's
+(the network trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a
+copy and return the first player's result.
 """
 import math
+from typing import Hashable, Protocol, runtime_checkable
 
 import numpy as np
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The contract. A game is a class of small mutable states; these Protocols list what each part of the code calls.
+# Your own game follows them without inheriting from them (the README's Nim does); the trainers check it first.
+
+@runtime_checkable
+class Game(Protocol):
+    """What UCT (mcts.py) and PUCT (puct.py) need. A move is whatever legal_moves() lists."""
+
+    def copy(self) -> "Game":
+        """An independent state: playing on the copy leaves this one as it is."""
+
+    def legal_moves(self) -> list:
+        """The moves the player to move may make; empty once the game is over."""
+
+    def play(self, move) -> None:
+        """Make `move` (one of legal_moves()) in place; the other player is then to move."""
+
+    def is_over(self) -> bool:
+        """Has the game ended?"""
+
+    def first_to_move(self) -> bool:
+        """True when the first player (Black, White in chess, X, Connect Four's first) is to move."""
+
+    def result(self) -> float:
+        """Once over: 1.0 if the first player won, 0.0 if they lost, 0.5 for a draw."""
+
+    def move_name(self, move) -> str:
+        """The move as printed in tables and typed in the terminal game ("B1", "Qxd7", "a3", "4")."""
+
+
+@runtime_checkable
+class NetworkGame(Game, Protocol):
+    """What the network trainers (alphazero.py, gumbel.py, alphazero_plus.py) need besides. The class is registered
+    in the trainer's GAMES, and its constructor, with no arguments, gives the start position. Moves are the
+    integers 0 .. n_actions - 1, so that the policy head has one output a move."""
+    n_actions: int       # the policy's length
+    encoding_size: int   # the network's input length
+
+    def key(self) -> Hashable:
+        """The position, hashable: the cache of network outputs is keyed by it."""
+
+    def encode(self) -> np.ndarray:
+        """float32 of length encoding_size, the position seen by the player to move (encode_many's one row)."""
+
+    @staticmethod
+    def encode_many(states) -> np.ndarray:
+        """float32 of shape (len(states), encoding_size): encode() for a batch, in one operation for speed."""
+
+
+@runtime_checkable
+class Mirrored(Protocol):
+    """Optional: a left-right symmetry, for --mirror 1 (twice the training data for free)."""
+
+    @staticmethod
+    def mirror_encoding(x) -> np.ndarray:
+        """encode()'s output (one row or a batch) for the mirrored position."""
+
+    @staticmethod
+    def mirror_policy(p) -> np.ndarray:
+        """A policy vector (or a batch) with each move's share moved to its mirror image's move."""
+
+
+@runtime_checkable
+class Board(Protocol):
+    """Optional: encode() as 2 planes of board_shape, the mover's stones then the opponent's, for --net conv."""
+    board_shape: tuple   # (rows, columns)
+
+
+# Also optional: __str__, the board as text, for playing in the terminal (--play).
+
+
+def lacks(game, *protocols):
+    """The names of the protocols' methods and attributes that `game` (a class or a state) does not have."""
+    names = [n for p in protocols for n in (*p.__annotations__, *vars(p)) if not n.startswith("_")]
+    return [n for n in dict.fromkeys(names) if not hasattr(game, n)]
+
 
 # ----------------------------------------------------------------------------------------------------------------
 # Go on a 7x7 board: the corner position of the article.
@@ -330,6 +408,17 @@ class TicTacToe:
         """encode() for a batch of states in one numpy operation (the search encodes a batch of leaves at a time)."""
         bits = np.array([(s.x, s.o) if s.first_to_move() else (s.o, s.x) for s in states], dtype=np.int64)
         return (bits[:, :, None] >> np.arange(9) & 1).reshape(len(states), 18).astype(np.float32)
+
+    @staticmethod
+    def mirror_encoding(x):
+        """Left-right mirror of encode()'s output (works on a batch too): column c becomes 2 - c."""
+        x = np.asarray(x)
+        return x.reshape(x.shape[:-1] + (2, 3, 3))[..., ::-1].reshape(x.shape)
+
+    @staticmethod
+    def mirror_policy(p):
+        p = np.asarray(p)
+        return p.reshape(p.shape[:-1] + (3, 3))[..., ::-1].reshape(p.shape)
 
     def move_name(self, move):
         return "abc"[move % 3] + str(3 - move // 3)  # a3 b3 c3 on the top row, like a chess board

@@ -83,9 +83,13 @@ def search(root_states, net, n_simulations, max_considered=16, rng=None, cache=N
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
             #    for the first player: one network then plays both sides, and a value changes sign with the view
 
-            # 4. Back up: each node on the path counts the visit and scores the value for the player who moved into it
+            # 4. Back up: each node on the path counts the visit and adds the value to W. A node's W is summed for
+            #    the player who moved into it (its parent's player to move), so that the parent picks the child
+            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
+            #    so its sign flips before the first increment and again at each step up, as the players alternate.
+            #    An unvisited child counts Q = 0: on this scale of [-1, 1] a draw (on puct.py's [0, 1], a loss).
             while node is not None:
-                value = -value  # the player who moved into this node is the one not to move in it
+                value = -value  # now for the player who moved into this node
                 node.n += 1
                 node.w += value
                 node = node.parent
@@ -112,7 +116,7 @@ def best_move(root):
 
 def improved_policy(root):
     """The training label: softmax(logits + sigma(completed Q)) over the legal moves at the root."""
-    z = [math.log(ch.prior) + s for ch, s in zip(root.children, sigma_q(root))]
+    z = [log_prior(ch) + s for ch, s in zip(root.children, sigma_q(root))]
     return dict(zip((ch.move for ch in root.children), softmax(z)))
 
 
@@ -136,7 +140,7 @@ def start_halving(root, n_simulations, max_considered, rng):
     g = rng.gumbel(size=len(root.children)).tolist() if rng is not None else [0.0] * len(root.children)
     root.gumbel = {ch.move: x for ch, x in zip(root.children, g)}
     m = min(max_considered, len(root.children))
-    ranked = sorted(root.children, key=lambda ch: root.gumbel[ch.move] + math.log(ch.prior), reverse=True)
+    ranked = sorted(root.children, key=lambda ch: root.gumbel[ch.move] + log_prior(ch), reverse=True)
     root.considered = {ch.move for ch in ranked[:m]}
     root.schedule = get_sequence_of_considered_visits(m, n_simulations)
 
@@ -161,6 +165,12 @@ def sigma_q(node):
     return [scale * (x - lo) / max(hi - lo, 1e-8) for x in q]
 
 
+def log_prior(child):
+    """The move's logit, log P: floored at the smallest normal float, as mctx floors it, so that a prior that
+    underflowed to 0.0 gives a logit of about -708 (never chosen while another move has a real prior), not an error."""
+    return math.log(max(child.prior, sys.float_info.min))
+
+
 def softmax(z):
     top = max(z)
     e = [math.exp(x - top) for x in z]
@@ -169,7 +179,7 @@ def softmax(z):
 
 def root_score(root, child, sigma):
     """g + logits + sigma(q): the score that sequential halving ranks the root's moves by (sigma: child -> sigma(q))."""
-    return root.gumbel[child.move] + math.log(child.prior) + sigma[child]
+    return root.gumbel[child.move] + log_prior(child) + sigma[child]
 
 
 def select_at_root(root, t):
@@ -182,7 +192,7 @@ def select_at_root(root, t):
 
 def select_below_root(node):
     """Deterministic: argmax pi'(a) - N(a) / (1 + sum N), with pi' = softmax(logits + sigma(q))."""
-    pi = softmax([math.log(ch.prior) + s for ch, s in zip(node.children, sigma_q(node))])
+    pi = softmax([log_prior(ch) + s for ch, s in zip(node.children, sigma_q(node))])
     total = sum(ch.n for ch in node.children)
     return max(zip(node.children, pi), key=lambda pair: pair[1] - pair[0].n / (1 + total))[0]
 
@@ -250,7 +260,7 @@ def outcome(state):
     return r if state.first_to_move() else -r
 
 
-def choose_move(state, net, n_simulations, rng=None):
+def choose_move(state, net, n_simulations):
     """The agent's move in `state` (a legal move index): Gumbel search's choice after n_simulations without noise;
     with 0 simulations, the raw policy's most likely legal move. net: a Net (from load) or a NumpyNet."""
     return best_move(search([state], net, n_simulations)[0])
@@ -273,8 +283,13 @@ def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
                 pi[move] = p
             history[i].append((states[i].encode(), pi, states[i].first_to_move()))
             states[i].play(best_move(root))  # the Gumbel noise has done the exploring: no temperature
-    results = [2 * state.result() - 1 for state in states]  # the first player's outcome, in [-1, 1]
-    x, pis, zs = zip(*[(enc, pi, r if first else -r) for r, h in zip(results, history) for enc, pi, first in h])
+    x, pis, zs = [], [], []
+    for state, positions in zip(states, history):
+        result = 2 * state.result() - 1  # the game's result for the first player: 1 won, -1 lost, 0 drawn
+        for encoding, pi, first in positions:
+            x.append(encoding)
+            pis.append(pi)
+            zs.append(result if first else -result)  # z: that result for the player who was to move there
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
@@ -306,9 +321,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     `window` iterations, repeat; return the trained Net. resume: go on from the checkpoint at `out` (its network,
     Adam's state and iterations; the replay window starts empty). Run, below the banner, shares the games among
     `workers` processes, saves to `out` (if given) and logs each iteration, and adds up the seconds in `spent`."""
-    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]  # your own game's, say
-    if missing:
-        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
+    check_game(game, cfg)
     start_process()
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -343,6 +356,19 @@ def start_process(worker=False):
     if worker:  # Ctrl-C and a closing terminal are the main process's to handle: it stops the workers (SIGTERM)
         for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
             signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
+
+
+def check_game(game, cfg):
+    """Before any work: the game has what the trainers call (games.NetworkGame), the optional parts its settings use
+    (games.Mirrored for --mirror 1), and every setting the built-in games have (your own game's, say)."""
+    missing = [key for key in (*SETTINGS["tictactoe"], *COMMON) if key not in cfg]
+    if missing:
+        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: every game needs those of SETTINGS")
+    needs = [games.NetworkGame] + [games.Mirrored] * bool(cfg["mirror"])
+    lacking = games.lacks(GAMES[game], *needs)
+    if lacking:
+        raise ValueError(f"the game {game} has no {', '.join(lacking)}: see the contract in games.py" +
+                         (" (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(lacking) else ""))
 
 
 def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop as Ctrl-C does, status 128 + signal
@@ -427,19 +453,28 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
 
 
 def load(path, game=None, as_net=True):
-    """A saved Net (search takes it as it is), or the dict; ValueError in one line for a bad or wrong-game file."""
+    """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
+    missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
     try:
-        ckpt, net = torch.load(path, weights_only=True), None
-        if as_net and ckpt["game"] in GAMES:
-            net = Net(ckpt["game"], ckpt["hidden"])
-            net.load_state_dict(ckpt["state_dict"])
+        ckpt = torch.load(path, weights_only=True)
     except Exception as e:
         raise ValueError(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else
-                         f"{path} is not a readable checkpoint ({type(e).__name__})") from None
+                         f"{path} is a folder, not a checkpoint" if os.path.isdir(path) else
+                         f"{path} is empty, not a checkpoint" if os.path.getsize(path) == 0 else
+                         f"{path} is not a checkpoint: torch cannot read it") from None
+    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
+        raise ValueError(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
     if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
         raise ValueError(f"{path} holds a network for {ckpt['game']!r}: register that game in GAMES and SETTINGS first"
                          if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
-    return net if as_net else ckpt
+    if not as_net:
+        return ckpt
+    net = Net(ckpt["game"], ckpt["hidden"])
+    try:
+        net.load_state_dict(ckpt["state_dict"])
+    except Exception:
+        raise ValueError(f"{path}'s weights do not fit a {ckpt['game']} network of {ckpt['hidden']} units") from None
+    return net
 
 
 def resume_from(path, game, cfg, net, optimizer):
@@ -510,6 +545,9 @@ if __name__ == "__main__":
     path = default if path is None else path  # an empty path is refused, not taken for the default
     try:
         if args.play:
+            trained_by = load(path, args.game, as_net=False).get("algorithm", "alphazero")
+            if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
+                print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
             play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["considered"])
         else:
             train(args.game, cfg, args.seed or 0, args.workers, path, resume=args.resume)

@@ -2,6 +2,7 @@
 
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs
 whose outcome is certain."""
+
 import math
 import os
 import random
@@ -9,11 +10,18 @@ import subprocess
 import sys
 import time
 
+import numpy as np
 import pytest
+import torch
 
 import games
 import mcts
 import puct
+import alphazero
+import gumbel
+import alphazero_plus
+import evaluate
+import further
 from games import go_point as P
 
 
@@ -22,8 +30,46 @@ def run(*argv, stdin=None):
     return subprocess.run([sys.executable, *argv], input=stdin, capture_output=True, text=True, timeout=600)
 
 
+def exit_message(*argv):
+    """A script's command line run in this process, up to its sys.exit (no new Python to start): what it exits with.
+    sys.exit(text) prints the text to stderr and exits with status 1; test_a_script_exits_with_one_line_and_status_1
+    checks that once as a user sees it."""
+    import runpy
+    import signal
+    saved, handlers = sys.argv, {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                                                                         signal.SIGPIPE)}
+    sys.argv = list(argv)
+    try:
+        runpy.run_path(argv[0], run_name="__main__")
+    except SystemExit as e:
+        return e.code
+    finally:
+        sys.argv = saved
+        for sig, handler in handlers.items():  # the script's own, for a run of its own, are not this process's
+            signal.signal(sig, handler)
+    raise AssertionError(f"{argv} did not exit")
+
+
+def constant_net(n_actions, value):
+    """A stand-in network: equal logits everywhere, the same value for every position."""
+    return lambda x: (np.zeros((len(x), n_actions)), np.full(len(x), value))
+
+
+def zeroed(net):
+    """Every weight and bias 0: the same output for every position, so every legal move gets the same prior and the
+    raw policy takes the first of them, the lowest."""
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+    return net
+
+
+def torch_equal(x, y):
+    return bool((x == y).all())
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# Tic-tac-toe and Connect Four rules
+# games.py: the rules of the four games, and the contract they follow
 
 def test_tictactoe_has_5478_positions_of_which_4520_have_a_move_to_make():
     seen, stack = set(), [games.TicTacToe()]
@@ -145,8 +191,34 @@ def test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity():
     assert t.encode().shape == (18,) and t.encode()[9 + 4] == 1
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Go rules
+def test_every_game_follows_the_contract_it_is_used_under():
+    # UCT's games (Go's corner, the chess trap) follow games.Game; the lab's games follow NetworkGame and both
+    # optional parts (the mirror and the board's shape). A class missing one method is named by lacks().
+    for state in (games.go_corner(), games.chess_trap()):
+        assert isinstance(state, games.Game) and not isinstance(state, games.NetworkGame)
+    for cls in (games.TicTacToe, games.ConnectFour):
+        state = cls()
+        assert all(isinstance(state, p) for p in (games.Game, games.NetworkGame, games.Mirrored, games.Board))
+        assert games.lacks(cls, games.NetworkGame, games.Mirrored, games.Board) == []
+        assert len(state.encode()) == cls.encoding_size == 2 * math.prod(cls.board_shape)
+
+    assert games.lacks(Letters, games.NetworkGame, games.Mirrored) == ["mirror_encoding", "mirror_policy"]
+    assert games.lacks(games.Go, games.NetworkGame) == ["n_actions", "encoding_size", "key", "encode", "encode_many"]
+
+
+def test_tictactoe_mirror_moves_column_c_to_2_minus_c():
+    # X on a3 (cell 0), O on c2 (cell 5): mirrored, X on c3 (cell 2) and O on a2 (cell 3). A policy's share of cell
+    # 3*r + c goes to 3*r + 2 - c: [0..8] becomes [2, 1, 0, 5, 4, 3, 8, 7, 6]; twice is the identity.
+    s, m = games.TicTacToe(), games.TicTacToe()
+    for a, b in ((0, 2), (5, 3)):
+        s.play(a)
+        m.play(b)
+    assert (games.TicTacToe.mirror_encoding(s.encode()) == m.encode()).all()
+    p = np.arange(9.0)
+    assert games.TicTacToe.mirror_policy(p).tolist() == [2, 1, 0, 5, 4, 3, 8, 7, 6]
+    batch = np.stack([s.encode(), m.encode()])
+    assert (games.TicTacToe.mirror_encoding(games.TicTacToe.mirror_encoding(batch)) == batch).all()
+
 
 def test_go_single_and_group_capture():
     s = games.Go(black=["A2", "C2", "B1"], white=["B2"])
@@ -207,9 +279,6 @@ def test_go_rollout_does_not_change_the_state():
     assert (s.board, s.to_move, s.passes) == before
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Chess
-
 def test_chess_trap_has_26_moves_and_qxd7_re1_is_mate():
     s = games.chess_trap()
     assert len(s.legal_moves()) == 26
@@ -222,8 +291,99 @@ def test_chess_trap_has_26_moves_and_qxd7_re1_is_mate():
     assert sum(games.allows_mate_in_one(t, m) for m in t.legal_moves()) == 11
 
 
+def test_mirror_matches_a_position_built_mirrored():
+    s, m = games.ConnectFour(), games.ConnectFour()
+    for col in (0, 1, 1, 5, 3, 6, 2):
+        s.play(col)
+        m.play(6 - col)
+    assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
+    p = np.arange(7.0)
+    assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
+
+
+def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
+    seen = []
+    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *args: (seen.append(data[-1]), (0.0, 0.0))[1])
+    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), workers=1,
+                    log=lambda line: None)
+    x, pi, z = seen[0]
+    half = len(x) // 2
+    board = x.reshape(len(x), 2, 6, 7)
+    assert (board[half:] == board[:half, :, :, ::-1]).all()  # column c of a board is column 6 - c of its mirror
+    assert (pi[half:] == pi[:half, ::-1]).all(), "a mirrored board's policy is the mirrored policy"
+    assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
+
+
+class Letters:
+    """A game of one move: the first player names a letter, and wins with "B". Its move names have capitals."""
+    n_actions, encoding_size = 3, 1
+
+    def __init__(self):
+        self.moves = []
+    def copy(self):
+        s = Letters()
+        s.moves = list(self.moves)
+        return s
+    def legal_moves(self):
+        return [] if self.moves else [0, 1, 2]
+    def play(self, move):
+        self.moves.append(move)
+    def is_over(self):
+        return bool(self.moves)
+    def first_to_move(self):
+        return not self.moves
+    def result(self):
+        return 1.0 if self.moves == [1] else 0.0
+    def key(self):
+        return tuple(self.moves)
+    def encode(self):
+        return self.encode_many([self])[0]
+    @staticmethod
+    def encode_many(states):
+        return np.array([[len(s.moves)] for s in states], dtype=np.float32)
+    def move_name(self, move):
+        return self.NAMES[move]
+    def __str__(self):
+        return "letters: " + " ".join(self.NAMES[m] for m in self.moves)
+    NAMES = ["A", "B", "C"]
+
+
+@pytest.mark.parametrize("names, typed, result", [(["A", "B", "C"], ["b"], "you win"),   # unambiguous: any case
+                                                  (["A", "B", "C"], ["B"], "you win"),
+                                                  (["a", "B", "b"], ["b"], "the agent wins"),  # ambiguous: exact only
+                                                  (["a", "B", "b"], ["x", "B"], "you win")])
+def test_a_typed_move_matches_its_name_exactly_or_whatever_the_case_if_unambiguous(monkeypatch, capsys, names, typed,
+                                                                                   result):
+    monkeypatch.setattr(Letters, "NAMES", names)
+    answers = iter(typed)
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    games.play_in_terminal(Letters(), lambda state, reply: 0, human_first=True)
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith(result) and ("not a legal move: 'x'" in out) == ("x" in typed)
+
+
+def test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else():
+    #   4 . X O .      Black D3 takes the single White stone on C3 with a single stone: ko on C3.
+    #   3 X O . O      With E3 Black instead of White, D3 joins E3 in a group of two: no ko.
+    #   2 . X O .
+    #     B C D E
+    ko = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
+    ko.play(P("D3"))
+    assert ko.ko == P("C3")
+    joined = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "D2", "C3"])
+    joined.play(P("D3"))
+    assert joined.board[P("C3")] == games.EMPTY and joined.ko is None
+    #   4 . X X O      Black D3 takes two White stones (B3 C3), whose last liberty it was, with one stone: no ko.
+    #   3 X O O .
+    #   2 . X X O
+    #     A B C D
+    two = games.Go(black=["A3", "B4", "C4", "B2", "C2"], white=["B3", "C3", "D4", "D2"])
+    two.play(P("D3"))
+    assert two.board[P("B3")] == two.board[P("C3")] == games.EMPTY and two.ko is None
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# mcts.py and puct.py: invariants and the article's results
+# mcts.py: UCT and flat Monte Carlo
 
 def test_uct_visits_sum_to_the_simulations_and_it_takes_a_win_in_one():
     s = games.TicTacToe()
@@ -254,6 +414,73 @@ def test_flat_monte_carlo_falls_for_the_trap_and_uct_does_not():
     assert not any(games.allows_mate_in_one(s, ch.move) for ch in top6)
 
 
+class Arms:
+    """A one-move game: three moves (0, 1, 2), then it is over. Its trees are the root and three leaves."""
+
+    def __init__(self, moved=None):
+        self.moved = moved
+
+    def copy(self):
+        return Arms(self.moved)
+
+    def legal_moves(self):
+        return [] if self.moved is not None else [0, 1, 2]
+
+    def play(self, move):
+        self.moved = move
+
+    def is_over(self):
+        return self.moved is not None
+
+    def first_to_move(self):
+        return self.moved is None
+
+    def result(self):
+        return 0.5
+
+
+def visited_after_setting(search, stats, root_n):
+    """Run `search(on_step)` for one simulation more after the root's first expansions, with the root's children's
+    (N, W) set by hand to `stats` {move: (n, w)} and the root's N to root_n: the move that simulation visits."""
+    chosen = {}
+
+    def on_step(t, root):
+        if len(root.children) == 3 and not chosen:
+            for ch in root.children:
+                ch.n, ch.w = stats[ch.move]
+            root.n, chosen["set"] = root_n, True
+        elif chosen:
+            chosen["move"] = next(ch.move for ch in root.children if ch.n != stats[ch.move][0])
+    search(on_step)
+    return chosen["move"]
+
+
+def test_uct_score_picks_by_hand():
+    # c = 0.7, root N = 8, ln 8 = 2.0794. Q + c sqrt(ln N / n):
+    #   move 0: 4.0 / 5 = 0.8 + 0.7 * sqrt(2.0794 / 5) = 0.8 + 0.4514 = 1.2514
+    #   move 1: 1.6 / 2 = 0.8 + 0.7 * sqrt(2.0794 / 2) = 0.8 + 0.7138 = 1.5138  <- the largest
+    #   move 2: 0.5 / 1 = 0.5 + 0.7 * sqrt(2.0794 / 1) = 0.5 + 1.0094 = 1.5094
+    # c = 1 would pick move 2 (1.8197 against 1.9420), c = 0 move 0 (the first of two 0.8s), 1 / 0.7 move 2, ln N / n
+    # without the square root move 2 (1.5278 against 1.9556), and ln (N + 1) move 2.
+    stats = {0: (5, 4.0), 1: (2, 1.6), 2: (1, 0.5)}
+    search = lambda on_step: mcts.uct_search(Arms(), lambda s, rng: 0.5, 4, c=0.7, on_step=on_step)
+    assert visited_after_setting(search, stats, 8) == 1, "UCT's score: Q + c sqrt(ln N_parent / N)"
+
+
+def test_flat_monte_carlo_scores_for_the_player_to_move_either_side():
+    # X (first) on 0 1 8, O on 3 4: O to move wins at once on 5 (3 4 5), so its score is 1.0 for O, though the first
+    # player's result there is 0. X on 0 1, O on 3 8, X to move: its win at once on 2 scores 1.0. Other moves less.
+    o_to_move = _ttt(0b100000011, 0b11000)
+    scores = mcts.flat_monte_carlo(o_to_move, games.random_rollout, 50, seed=1)
+    assert scores[5] == 1.0 and all(0 <= s <= 1 for s in scores.values()) and min(scores.values()) < 1.0
+    x_to_move = _ttt(0b11, 0b100001000)
+    scores = mcts.flat_monte_carlo(x_to_move, games.random_rollout, 50, seed=1)
+    assert scores[2] == 1.0 and min(scores.values()) < 1.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# puct.py: PUCT with a stand-in network
+
 def test_stand_in_network_priors_sum_to_one():
     s = games.go_corner()
     for weight in (0.0, 0.5):
@@ -281,104 +508,20 @@ def test_puct_with_priors_leaning_on_b1():
         assert record["lead_from"] in (2, 3) and puct.visit_policy(root)[P("B1")] >= 0.9, seed
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# The scripts, as a user runs them
-
-@pytest.mark.parametrize("argv", [["mcts.py", "--game", "nope"], ["mcts.py", "--simulations", "0"],
-                                  ["mcts.py", "--simulations", "-5"], ["mcts.py", "--seed", "x"],
-                                  ["puct.py", "--simulations", "0"], ["puct.py", "--seeds", "abc"],
-                                  ["evaluate.py", "--part", "nope"]])
-def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
-    message = exit_message(*argv)
-    assert message.startswith(f"{argv[0]}: error: ") and len(message.splitlines()) == 1
-
-
-def exit_message(*argv):
-    """A script's command line run in this process, up to its sys.exit (no new Python to start): what it exits with.
-    sys.exit(text) prints the text to stderr and exits with status 1; test_a_script_exits_with_one_line_and_status_1
-    checks that once as a user sees it."""
-    import runpy
-    import signal
-    saved, handlers = sys.argv, {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
-                                                                         signal.SIGPIPE)}
-    sys.argv = list(argv)
-    try:
-        runpy.run_path(argv[0], run_name="__main__")
-    except SystemExit as e:
-        return e.code
-    finally:
-        sys.argv = saved
-        for sig, handler in handlers.items():  # the script's own, for a run of its own, are not this process's
-            signal.signal(sig, handler)
-    raise AssertionError(f"{argv} did not exit")
-
-
-@pytest.mark.parametrize("argv", [["mcts.py", "--simulations", "0"], ["alphazero.py", "--lr", "0"]])
-def test_a_script_exits_with_one_line_and_status_1(argv):
-    out = run(*argv)
-    assert out.returncode == 1 and out.stdout == "" and out.stderr.strip() == exit_message(*argv)
-
-
-@pytest.mark.parametrize("argv", [["mcts.py", "--c", "-1"], ["puct.py", "--c-puct", "-0.5"], ["puct.py", "--weight", "2"],
-                                  ["puct.py", "--weight", "-0.1"], ["alphazero.py", "--lr", "0"],
-                                  ["alphazero.py", "--weight-decay", "-1"], ["alphazero.py", "--c-puct", "-1"],
-                                  ["alphazero.py", "--alpha", "0"], ["alphazero.py", "--noise", "1.5"],
-                                  ["alphazero_plus.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
-                                  ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
-                                  ["alphazero_plus.py", "--random-openings", "-0.25"], ["alphazero_plus.py", "--lr-final", "0"],
-                                  ["alphazero_plus.py", "--lr-final", "-1e-4"], ["alphazero_plus.py", "--q-weight", "1.5"],
-                                  ["alphazero_plus.py", "--q-weight", "-0.5"]])
-def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
-    message = exit_message(*argv)
-    assert len(message.splitlines()) == 1 and capsys.readouterr().out == ""
-    assert message.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in message
-
-
-def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
-    for module in (alphazero_plus,):
-        cfg = module.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1, lr=1e-2, lr_final=1e-4)
-        assert [module.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
-        assert module.step_size(module.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
-        path = str(tmp_path / f"{module.__name__}.pt")
-        module.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
-        assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
-
-
-def test_a_short_go_search_prints_what_it_measured():
-    out = run("mcts.py", "--game", "go", "--simulations", "50")
-    assert out.returncode == 0 and "None" not in out.stdout and "B1's share of the visits: " in out.stdout
-
-
-def test_scripts_run_and_print_their_figures():
-    import re
-    out = run("mcts.py", "--game", "go", "--simulations", "500")
-    found = re.search(r"B1 is the most visited move for good from simulation (\d+)", out.stdout)
-    assert out.returncode == 0 and found and int(found[1]) <= 500  # as in test_uct_on_the_go_corner_finds_b1...
-    out = run("mcts.py", "--game", "connect4", "--simulations", "200")
-    table = out.stdout.split("    move  visits  win rate\n")[1].splitlines()
-    visits = {row.split()[0]: int(row.split()[1]) for row in table if row.strip() and not row.startswith("best")}
-    assert out.stdout.rstrip().endswith(f"best move: {max(visits, key=visits.get)}")  # the most visited
-    out = run("puct.py", "--simulations", "100")
-    leaning = [line.split() for line in out.stdout.splitlines() if "leaning 0.5 on B1" in line]
-    assert out.returncode == 0 and leaning[0][-2] in ("2", "3")  # see test_puct_with_priors_leaning_on_b1
+def test_puct_score_picks_by_hand():
+    # c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n), Q = 0 unvisited:
+    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
+    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
+    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
+    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
+    stats = {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}
+    network = lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5)
+    search = lambda on_step: puct.puct_search(Arms(), network, 2, c_puct=2.5, on_step=on_step)
+    assert visited_after_setting(search, stats, 4) == 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# alphazero.py
-
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import alphazero  # noqa: E402
-import alphazero_plus  # noqa: E402
-import evaluate  # noqa: E402
-import further  # noqa: E402
-
-
-def constant_net(n_actions, value):
-    """A stand-in network: equal logits everywhere, the same value for every position."""
-    return lambda x: (np.zeros((len(x), n_actions)), np.full(len(x), value))
-
+# alphazero.py: the search, the network, self-play, training, checkpoints, --play
 
 def test_network_masks_illegal_moves_and_priors_sum_to_one():
     net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
@@ -422,18 +565,805 @@ def test_values_flip_sign_at_each_ply():
     assert alphazero.best_move(root) == 2 and win.w == win.n  # the exact outcome: +1 for the winner every time
 
 
-def test_mirror_matches_a_position_built_mirrored():
-    s, m = games.ConnectFour(), games.ConnectFour()
-    for col in (0, 1, 1, 5, 3, 6, 2):
-        s.play(col)
-        m.play(6 - col)
-    assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
-    p = np.arange(7.0)
-    assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
+def test_a_few_iterations_of_training_beat_the_untrained_policy():
+    cfg = alphazero.settings("tictactoe", iterations=3, games=30, simulations=30)
+    nets = {}
+    alphazero.train("tictactoe", cfg, seed=0, workers=1, on_iteration=lambda it, net: nets.update(
+        {it: alphazero.NumpyNet(net)}), log=lambda line: None)
+    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
+                     for it in (0, 3))
+    assert after > before + 0.05
 
+
+def test_training_is_reproducible_with_workers(tmp_path):
+    cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
+    a, b = (alphazero.train("tictactoe", cfg, seed=3, workers=2, log=lambda line: None) for _ in range(2))
+    assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
+
+
+def test_checkpoint_round_trip_and_bad_files(tmp_path):
+    net = alphazero.Net("tictactoe", 16)
+    path = str(tmp_path / "t.pt")
+    alphazero.save(net, path)
+    back = alphazero.load(path, "tictactoe")
+    assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+    with pytest.raises(ValueError, match="tictactoe network, not connect4"):
+        alphazero.load(path, "connect4")
+    (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
+    for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
+                 ["--play", "--checkpoint", str(tmp_path / "missing.pt")]):
+        message = exit_message("alphazero.py", *argv)
+        assert message.startswith("alphazero.py: error: ") and len(message.splitlines()) == 1
+
+
+def test_scripted_play_games_end_as_worked_out(tmp_path):
+    # A network with every weight 0 gives every legal move the same prior, and the raw policy (--simulations 0)
+    # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
+    # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
+    # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
+    path = str(tmp_path / "zero.pt")
+    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), path)
+    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
+    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0",
+              "--first", "agent", stdin=moves)
+    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
+    lines = out.stdout.splitlines()
+    first = lines.index("the raw policy (no search):")
+    probabilities = [float(line.split()[1]) for line in lines[first + 2:first + 11]]  # the 9 equal priors
+    assert probabilities == [0.11] * 9
+
+
+@pytest.mark.parametrize("module", ["alphazero", "gumbel"])
+def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
+    path = str(tmp_path / "connect4.pt")
+    trainer = alphazero if module == "alphazero" else gumbel
+    trainer.save(trainer.Net("connect4", 16), path)
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
+    block = next(b for b in readme.split("```") if 'alphazero.load("connect4.pt")' in b).removeprefix("python\n")
+    lines = block.replace("alphazero", module).replace("connect4.pt", path)
+    scope = {}
+    exec(lines, scope)  # exactly as the README shows them
+    net = trainer.NumpyNet(trainer.load(path))
+    assert scope["move"] == trainer.best_move(trainer.search([games.ConnectFour()], net, 50)[0])  # its 50 simulations
+
+
+def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    s = games.ConnectFour()
+    root, = alphazero.search([s], net, 60)
+    child = max(root.children, key=lambda ch: ch.n)
+    child.parent = None
+    s.play(child.move)
+    before_n = sum(ch.n for ch in child.children)
+    clean = [ch.prior for ch in child.children]
+    reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
+    assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
+    assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
+    x, pi, z = alphazero.self_play("connect4", net, 3, 10, 2, np.random.default_rng(0), reuse_tree=True)
+    assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
+
+
+def test_choose_move_raw_policy_and_search():
+    logits = np.array([[5.0, 0, 0, 0, 0, 0, 0, 0, 9.0]])  # the raw policy likes cell 8, then cell 0
+    net = lambda x: (np.repeat(logits, len(x), axis=0), np.zeros(len(x)))  # noqa: E731
+    s = games.TicTacToe()
+    assert alphazero.choose_move(s, net, 0) == 8
+    s.play(8)  # cell 8 is taken: the most likely legal move is now 0
+    assert alphazero.choose_move(s, net, 0) == 0
+    s = games.TicTacToe()
+    for m in (0, 3, 1, 4):  # X on 0 and 1, O on 3 and 4: X wins at once on 2, which search finds from uniform priors
+        s.play(m)
+    uniform = constant_net(9, 0.0)
+    assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
+
+
+def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypatch):
+    """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
+    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training.
+    Its game: you take 1 from 10, and each time the agent leaves a multiple of 4 (9 -> 8, 7 -> 4, 3 -> 0): it wins."""
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
+    block = next(b for b in readme.split("```") if "class Nim:" in b).removeprefix("python\n")
+    monkeypatch.setattr("builtins.input", lambda prompt: "1")
+    scope = {}
+    try:
+        exec(block, scope)
+        Nim, net = scope["Nim"], scope["net"]
+        out = capsys.readouterr().out
+        assert "UCT takes 2\n" in out and out.rstrip().endswith("0 sticks\nthe agent wins")
+        assert [line.split(" (")[0] for line in out.splitlines() if line.startswith("the agent plays")] == \
+            [f"the agent plays {take}" for take in (1, 3, 3)]
+        winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
+        untrained = alphazero.NumpyNet(alphazero.Net("nim", 32))
+        correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
+                   for network in (untrained, net)]
+        assert correct[1] == len(winning) > correct[0]
+    finally:
+        alphazero.GAMES.pop("nim", None), alphazero.SETTINGS.pop("nim", None)
+
+
+def test_resume_goes_on_from_the_iterations_done(tmp_path):
+    path, lines = str(tmp_path / "r.pt"), []
+    cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=path, log=lambda line: None)
+    alphazero.train("tictactoe", dict(cfg, iterations=4), workers=1, out=path, log=lines.append, resume=True)
+    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
+    assert torch.load(path, weights_only=True)["iterations_done"] == 4
+    before = open(path, "rb").read()
+    assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
+                        "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
+        f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
+    assert open(path, "rb").read() == before  # left as it was
+    ckpt = torch.load(path, weights_only=True)
+    del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
+    torch.save(ckpt, path)
+    lines.clear()
+    alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lines.append, resume=True)
+    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["5/5"]  # after the 4 it had
+    assert torch.load(path, weights_only=True)["iterations_done"] == 5
+
+
+def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(monkeypatch, capsys):
+    rows = agents_first_table(alphazero, "tictactoe", 3, monkeypatch, capsys)  # 3 simulations: 6 moves unvisited
+    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == 6
+    assert all(row[3] != "-" for row in rows if row[2] != "0")
+
+
+def test_alphazero_puct_score_picks_by_hand():
+    # c_puct = 0.75 (the lab's is 1.25), priors 0.5, 0.3, 0.2, root N = 5: sqrt 5 = 2.2361. Values in [-1, 1]:
+    #   move 0: unvisited, 0 + 0.75 * 0.5 * 2.2361 / 1 = 0.8385
+    #   move 1: 3.2 / 4 = 0.8 + 0.75 * 0.3 * 2.2361 / 5 = 0.8 + 0.1006 = 0.9006  <- the largest
+    #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
+    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
+    # pick move 0.
+    root = alphazero.Node()
+    root.children = [alphazero.Node(m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
+    alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
+    assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+
+
+def test_dirichlet_noise_mixes_its_weight_and_alpha():
+    # P = (1 - w) p + w eta, eta ~ Dir(alpha) over 4 moves, w = 0.4, alpha = 0.3, priors 0.7, 0.1, 0.1, 0.1.
+    # Mean of move 0: 0.6 * 0.7 + 0.4 * 1/4 = 0.52 (swapped weights: 0.4 * 0.7 + 0.6 / 4 = 0.43).
+    # Var of eta_0 under Dir(0.3 x 4): a (a0 - a) / (a0^2 (a0 + 1)) = 0.3 * 0.9 / (1.44 * 2.2) = 0.085227, so
+    # Var of P_0 = 0.4^2 * 0.085227 = 0.013636 (alpha = 1 would give 0.16 * 0.0375 = 0.006).
+    # Over 20,000 draws: the mean's standard error is sqrt(0.013636 / 20000) = 0.0008 (tolerance 0.005), the
+    # variance's about 0.0002 (tolerance 0.0015).
+    rng, draws = np.random.default_rng(7), []
+    for _ in range(20_000):
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
+        alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
+        draws.append(root.children[0].prior)
+    assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
+    assert abs(np.var(draws) - 0.013636) < 0.0015, "Dirichlet noise: eta ~ Dir(alpha)"
+
+
+class CountingRng:
+    """A numpy Generator that records the probabilities of every move it samples with choice(n, p=...)."""
+
+    def __init__(self, seed):
+        self.rng, self.sampled = np.random.default_rng(seed), []
+
+    def choice(self, n, p=None):
+        self.sampled.append(np.asarray(p).copy())
+        return self.rng.choice(n, p=p)
+
+    def __getattr__(self, name):
+        return getattr(self.rng, name)
+
+
+def test_temperature_samples_the_first_moves_by_visit_counts():
+    # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
+    # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
+    rng = CountingRng(3)
+    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, 12, 3, rng)
+    assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    first_three = pi[stones < 3]  # each game's first three positions, game by game
+    sampled = [rng.sampled[6 * move + game] for game in range(6) for move in range(3)]  # sampled move by move
+    assert len(first_three) == 18 and all(np.allclose(p, s) for p, s in zip(first_three, sampled))
+
+
+def test_the_value_target_is_the_outcome_for_the_player_to_move():
+    # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
+    # the targets alternate in sign from one position to the next (each seen by the player to move there).
+    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, 4, 9, np.random.default_rng(5))
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
+    decisive = [z[a:b] for a, b in zip(starts, starts[1:]) if z[a] != 0]
+    assert len(decisive) >= 5
+    for game in decisive:
+        assert game[-1] == 1.0, "the value target: +1 for the winner, seen by the player to move"
+        assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
+
+
+def test_the_losses_of_a_batch_by_hand():
+    # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
+    # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
+    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560.
+    # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
+    net = zeroed(alphazero.Net("tictactoe", 8))
+    with torch.no_grad():
+        net.policy.bias[0] = math.log(2)
+        net.value.bias[0] = math.atanh(0.6)
+    pi = np.zeros((5, 9), np.float32)
+    pi[:, :2] = 0.5
+    data = [(np.ones((5, 18), np.float32), pi, np.full(5, -0.5, np.float32))]
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    value_loss, policy_loss = alphazero.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
+    assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
+    assert policy_loss == pytest.approx(1.9560, abs=1e-4), "the policy loss: -pi . log p"
+
+
+def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
+    """--play with the agent first, stopped at the human's first move: the rows of the agent's table."""
+    monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
+    net = module.NumpyNet(zeroed(module.Net(game, 8)))
+    with pytest.raises(EOFError):
+        module.play(net, n_simulations, human_first=False)
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
+    return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel])
+def test_play_shows_every_legal_move(module, monkeypatch, capsys):
+    rows = agents_first_table(module, "connect4", 3, monkeypatch, capsys)  # 3 simulations, 7 columns
+    assert sorted(row[0] for row in rows) == list("1234567") and all(row[1] == "0.14" for row in rows)  # 1/7 each
+
+
+def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatch, capsys):
+    # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
+    # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
+    # node, its visits kept; without, the next search starts from nothing.
+    net = alphazero.NumpyNet(zeroed(alphazero.Net("tictactoe", 8)))
+    root = alphazero.search([games.TicTacToe()], net, 120)[0]
+    chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
+    reply = max(chosen.children, key=lambda ch: ch.n)
+    assert reply.n >= 2  # worth keeping
+    name = games.TicTacToe().move_name(reply.move)
+    for reuse, expected in ((1, reply.n), (0, 0)):
+        starts, search = [], alphazero.search
+        def recording(states, net, n, c_puct=1.25, noise=None, roots=None, cache=None):
+            starts.append(roots[0].n if roots and roots[0] else 0)
+            return search(states, net, n, c_puct, noise, roots, cache)
+        monkeypatch.setattr(alphazero, "search", recording)
+        answers = iter([name])  # then no more: StopIteration ends the game
+        monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+        with pytest.raises(StopIteration):
+            alphazero.play(net, 120, human_first=False, reuse_tree=reuse)
+        assert starts == [0, expected]
+        monkeypatch.setattr(alphazero, "search", search)
+    capsys.readouterr()
+
+
+def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monkeypatch):
+    path = str(tmp_path / "n.pt")
+    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
+    alphazero.save(alphazero.Net("letters", 4), path)
+    monkeypatch.delitem(alphazero.GAMES, "letters")
+    with pytest.raises(ValueError, match=r"holds a network for 'letters': register that game in GAMES and SETTINGS"):
+        alphazero.load(path)
+
+
+def test_training_names_every_setting_a_game_lacks_before_any_self_play(monkeypatch):
+    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
+    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
+    with pytest.raises(ValueError, match=r"the settings for letters lack temp_moves, mirror: every game needs"):
+        alphazero.train("letters", alphazero.settings("letters"), workers=1)
+    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(alphazero.SETTINGS["letters"], temp_moves=0, mirror=0))
+    alphazero.train("letters", alphazero.settings("letters"), workers=1, log=lambda line: None)  # complete: it trains
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_mirror_1_trains_tictactoe_and_is_refused_for_a_game_without_a_mirror(module, monkeypatch):
+    cfg = module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, mirror=1)
+    lines = []
+    module.train("tictactoe", cfg, workers=1, log=lines.append)  # tic-tac-toe has its mirror now
+    assert len(lines) == 1
+    monkeypatch.setitem(module.GAMES, "letters", Letters)  # a game with everything but the mirror
+    monkeypatch.setitem(module.SETTINGS, "letters", dict(module.SETTINGS["tictactoe"], mirror=1))
+    games_played = []
+    monkeypatch.setattr(module, "self_play", lambda *a, **k: games_played.append(a))
+    with pytest.raises(ValueError, match=r"^the game letters has no mirror_encoding, mirror_policy: see the contract "
+                                         r"in games.py \(--mirror 1 needs the mirror\)$"):
+        module.train("letters", module.settings("letters"), workers=1)
+    assert games_played == []  # refused before any work
+
+
+def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
+    # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
+    cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
+    played, fed, self_play, fit = [], [], alphazero.Run.self_play, alphazero.fit
+    monkeypatch.setattr(alphazero.Run, "self_play", lambda run, net, seed, it: played.append(
+        self_play(run, net, seed, it)) or played[-1])
+    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
+    alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
+    assert [[id(part[0]) for part in data] for data in fed] == \
+        [[id(played[0][0])], [id(played[0][0]), id(played[1][0])], [id(played[1][0]), id(played[2][0])],
+         [id(played[2][0]), id(played[3][0])]]
+    # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
+    # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
+    x = np.zeros((12, 18), dtype=np.float32)
+    x[:, 0] = np.arange(12)
+    drawn = set()
+    class Recorder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(18, 10)
+        def forward(self, x):
+            drawn.update(int(v) for v in x[:, 0])
+            out = self.layer(x)
+            return out[:, :9], torch.tanh(out[:, 9])
+    net = Recorder()
+    data = [(x[:5], np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32)),
+            (x[5:], np.full((7, 9), 1 / 9, np.float32), np.zeros(7, np.float32))]
+    alphazero.fit(net, torch.optim.Adam(net.parameters()), data, 60, 8, np.random.default_rng(3))
+    assert drawn == set(range(12))
+
+
+def test_ties_in_the_visit_counts_go_to_the_higher_prior():
+    # Two children with 4 visits each: the one with prior 0.35 over the one with 0.15, whichever comes first
+    for priors in ((0.15, 0.35), (0.35, 0.15)):
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, root, p) for m, p in enumerate(priors)] + \
+            [alphazero.Node(2, root, 0.5)]
+        root.children[0].n = root.children[1].n = 4
+        root.children[2].n = 3  # the highest prior, but fewer visits
+        assert alphazero.best_move(root) == priors.index(0.35)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# gumbel.py: Gumbel search with sequential halving
+
+@pytest.mark.parametrize("m, n, schedule", [
+    (1, 5, (0, 1, 2, 3, 4)),              # one move: it gets every simulation
+    (2, 4, (0, 0, 1, 1)),                 # two moves: they take turns
+    (2, 5, (0, 0, 1, 1, 2)),
+    (4, 8, (0, 0, 0, 0, 1, 1, 2, 2)),     # one visit each to 4, then the best 2 get two more each
+    (4, 2, (0, 0)),                       # fewer simulations than moves: the first n moves once each
+    (3, 5, (0, 0, 0, 1, 1)),              # 5 is not a multiple of anything: 3 once, then the best 2 once more
+    (16, 2, (0, 0)),
+    # ceil(log2 3) = 2 rounds: 12 // (2 * 3) = 2 visits each to 3 moves, then 12 // (2 * 2) = 3 each to the best 2
+    # (log2 rounded down, 1 round, would give 12 // 3 = 4 visits each to 3 moves: 0, 0, 0, 1, 1, 1, 2, 2, 2, ...)
+    (3, 12, (0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4)),
+])
+def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
+    assert gumbel.get_sequence_of_considered_visits(m, n) == schedule
+
+
+def test_completed_q_and_sigma_by_hand():
+    node = gumbel.Node()
+    node.value = 0.2
+    node.children = [gumbel.Node(a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    assert gumbel.completed_q(node) == [0.2, 0.2, 0.2]  # no visits: the network's value everywhere
+    node.children[0].n, node.children[0].w = 2, 1.0    # mean 0.5
+    node.children[1].n, node.children[1].w = 1, -0.4   # mean -0.4
+    mixed = (0.2 + 3 * (0.5 * 0.5 + 0.3 * -0.4) / 0.8) / 4  # = 0.171875
+    assert gumbel.completed_q(node) == pytest.approx([0.5, -0.4, mixed])
+    assert gumbel.sigma_q(node) == pytest.approx([5.2, 0.0, 5.2 * (mixed + 0.4) / 0.9])  # (50 + 2) * 0.1 = 5.2
+
+
+def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    for seed in range(5):
+        root, = gumbel.search([games.ConnectFour()], net, 2, rng=np.random.default_rng(seed))
+        score = {ch.move: root.gumbel[ch.move] + np.log(ch.prior) for ch in root.children}
+        top2 = set(sorted(score, key=score.get)[-2:])
+        assert {ch.move for ch in root.children if ch.n} == top2 and sum(ch.n for ch in root.children) == 2
+
+
+def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
+    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
+    x, pi, z = gumbel.self_play("tictactoe", net, 4, 4, np.random.default_rng(0))
+    assert np.allclose(pi.sum(axis=1), 1)
+    occupied = (x[:, :9] + x[:, 9:]) > 0
+    assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
+
+
+def test_gumbel_search_takes_a_prior_that_underflowed_to_zero():
+    # Logits 0 everywhere but -2000 on cell 4: e^-2000 underflows, so that move's prior is exactly 0.0. Its logit
+    # is floored at log(2.2e-308) = -708 (mctx's floor), so the search runs, never plays it, and its target is 0.
+    def net(x):
+        return np.where(np.arange(9) == 4, -2000.0, 0.0) * np.ones((len(x), 9)), np.zeros(len(x))
+    (priors, _), = gumbel.predict(net, [games.TicTacToe()])
+    assert priors[4] == 0.0
+    for rng in (None, np.random.default_rng(3)):
+        root = gumbel.search([games.TicTacToe()], net, 8, rng=rng)[0]
+        assert gumbel.best_move(root) != 4 and gumbel.improved_policy(root)[4] < 1e-300
+        assert gumbel.log_prior(root.children[4]) == math.log(sys.float_info.min)
+
+
+def test_gumbel_search_without_noise_is_deterministic():
+    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
+    assert runs[0] == runs[1] and sum(runs[0]) == 16
+
+
+def test_gumbel_interior_selection_by_hand():
+    # Below the root: argmax pi'(a) - N(a) / (1 + sum N), pi' = softmax(logits + sigma(q)).
+    # Priors 0.7, 0.2, 0.1; visits 8, 2, 1 (sum 11) with means 0.1, -0.3, 0.3.
+    # q rescaled to [0, 1] over the moves: 0.6667, 0, 1; sigma = (50 + 8) * 0.1 = 5.8 times that: 3.8667, 0, 5.8.
+    # logits + sigma: ln 0.7 + 3.8667 = 3.5100, ln 0.2 = -1.6094, ln 0.1 + 5.8 = 3.4974;
+    # e^ of those: 33.448, 0.200, 33.030 (sum 66.678), so pi' = 0.5016, 0.0030, 0.4954.
+    # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
+    # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
+    # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
+    node = gumbel.Node()
+    node.children = [gumbel.Node(m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
+    for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
+        ch.n, ch.w = n, n * mean
+    assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
+    assert gumbel.select_below_root(node).move == 2, "Gumbel's interior rule: argmax pi' - N / (1 + sum N)"
+
+
+def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visited():
+    # 5 legal moves: m = 3 considers 3, m = 16 all 5 (min(m, legal moves)), the largest g + logits first
+    root = gumbel.Node()
+    root.children = [gumbel.Node(m, root, p) for m, p in enumerate((0.1, 0.2, 0.3, 0.25, 0.15))]
+    gumbel.start_halving(root, 8, 3, None)  # no noise: the 3 largest priors
+    assert root.considered == {2, 3, 1}
+    gumbel.start_halving(root, 8, 16, None)
+    assert root.considered == {0, 1, 2, 3, 4}
+    # Visits 3, 3, 1 on moves 1, 2, 3 (means 0.2, -0.1, 0.6); g = 0: sigma = (50 + 3) * 0.1 * q rescaled over the 5
+    # legal moves. Completed q of the unvisited moves 0 and 4: (v + 7 * weighted) / 8 with v = 0 and weighted =
+    # (0.2 * 0.2 + 0.3 * -0.1 + 0.25 * 0.6) / 0.75 = 0.2133..., so 0.18667. Rescaled over [-0.1, 0.6]: move 1
+    # 0.4286, move 2 0. Scores of the two most visited: log 0.2 + 5.3 * 0.4286 = 0.662, log 0.3 + 0 = -1.204:
+    # move 1 is played, though move 2 has the higher prior.
+    for m, (n, w) in zip((1, 2, 3), ((3, 0.6), (3, -0.3), (1, 0.6))):
+        root.children[m].n, root.children[m].w = n, w
+    root.value, root.gumbel = 0.0, {m: 0.0 for m in range(5)}
+    assert gumbel.best_move(root) == 1
+    # The training target: softmax(log prior + sigma) over all 5 moves. sigma: move 0 and 4 (0.18667 + 0.1) / 0.7
+    # * 5.3 = 2.1705, move 1 2.2714, move 2 0, move 3 5.3. Exponentials: 0.1 e^2.1705 = 0.8762, 0.2 e^2.2714 =
+    # 1.9387, 0.3, 0.25 e^5.3 = 50.084, 0.15 e^2.1705 = 1.3143; their sum 54.513.
+    target = gumbel.improved_policy(root)
+    expected = [0.8762, 1.9387, 0.3, 50.084, 1.3143]
+    assert all(abs(target[m] - e / sum(expected)) < 2e-4 for m, e in enumerate(expected))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# alphazero_plus.py: the going-further changes and the strong player
+
+def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
+    for module in (alphazero_plus,):
+        cfg = module.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1, lr=1e-2, lr_final=1e-4)
+        assert [module.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
+        assert module.step_size(module.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
+        path = str(tmp_path / f"{module.__name__}.pt")
+        module.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
+        assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
+
+
+def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
+    path = str(tmp_path / "c.pt")
+    cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
+    alphazero_plus.train("tictactoe", cfg, seed=0, workers=1, out=path, log=lambda line: None)
+    net = alphazero_plus.load(path, "tictactoe")
+    assert net.kind == "conv" and alphazero_plus.NumpyNet(net).convs
+    out = run("alphazero_plus.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
+              stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
+    assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
+    assert exit_message("alphazero_plus.py", "--net", "cnn") == \
+        "alphazero_plus.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
+
+
+def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
+    net, path = alphazero.Net("connect4", 16), str(tmp_path / "old.pt")
+    alphazero.save(net, path)  # alphazero.py's: no "net" entry
+    back = alphazero_plus.load(path)
+    assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+
+
+@pytest.mark.parametrize("module", [alphazero_plus])
+@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
+def test_conv_numpy_forward_equals_torch(module, game):
+    torch.manual_seed(1)
+    net = module.Net(game, 32, "conv")
+    x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
+    logits, value = net(torch.from_numpy(x))
+    numpy_logits, numpy_value = module.NumpyNet(net)(x)
+    assert np.abs(logits.detach().numpy() - numpy_logits).max() < 1e-5
+    assert np.abs(value.detach().numpy() - numpy_value).max() < 1e-5
+    assert sum(p.numel() for p in net.conv.parameters()) == (2 * 9 + 1) * 32 + (32 * 9 + 1) * 32  # two 3x3, 32 channels
+
+
+def test_random_openings_start_games_from_every_first_move():
+    rng = np.random.default_rng(0)
+    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, 2, 0, rng, random_openings=1.0)
+    stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
+    assert stones.min() == 1  # no game was searched from the empty board
+    firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
+    assert firsts == set(range(9))
+
+
+def test_q_weight_mixes_the_outcome_with_the_searchs_value():
+    def run(w):
+        return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, 30, 9, np.random.default_rng(0),
+                                        q_weight=w)
+    (x, pi, z), (x1, pi1, q), (x5, pi5, z5) = run(0.0), run(1.0), run(0.5)
+    assert (x == x1).all() and (x == x5).all() and (pi == pi1).all()  # the weight changes the targets, not the games
+    assert set(z.tolist()) <= {-1.0, 0.0, 1.0} and np.allclose(z5, (z + q) / 2)
+    board = x.reshape(len(x), 2, 9)
+    lines = [[i for i in range(9) if line >> i & 1] for line in games.TTT_LINES]
+    mover_can_win = np.array([any(b[0, line].sum() == 2 and b[:, line].sum() == 2 for line in lines)
+                              for b in board])  # two of the mover's stones and an empty cell in a line
+    assert sum(mover_can_win) > 10 and (q[mover_can_win] > 0).all()  # a win in one: the search's value is positive
+
+
+def test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_every_depth(monkeypatch):
+    # 400 games, a fraction 0.3 of them from k random moves, k uniform in 1..12: about 120 games (a standard error
+    # of sqrt(400 * 0.3 * 0.7) = 9.2) start with stones on the board, each count from 1 to 12 about 10 times
+    # (fewer only where a random move would have ended the game: the opening stops before it). The first search
+    # sees every game's start, and none is over.
+    starts, search = [], alphazero_plus.search
+
+    def first_search(states, *args, **kwargs):
+        if not starts:
+            starts.extend(s.moves for s in states)
+            assert not any(s.is_over() for s in states)
+        return search(states, *args, **kwargs)
+    monkeypatch.setattr(alphazero_plus, "search", first_search)
+    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 400, 1, 0, np.random.default_rng(5),
+                             random_openings=0.3, opening_moves=12)
+    started = [n for n in starts if n > 0]
+    assert len(starts) == 400 and 120 - 3 * 9.2 < len(started) < 120 + 3 * 9.2
+    assert set(started) == set(range(1, 13))
+
+
+def test_playout_cap_keeps_that_fraction_of_moves_as_examples_searched_in_full():
+    # --full-fraction 0.35: of the ~2,000 moves of 100 random-prior games, about 35% (a standard error of about
+    # sqrt(2000 * 0.35 * 0.65) = 21 moves) are searched with 12 simulations and kept; the rest get 3, untracked.
+    # A kept root has 12 more visits than before its search; a fraction of 1 keeps every move, as before.
+    visits, search = [], alphazero_plus.search
+
+    def counting(states, net, n, *args, **kwargs):
+        roots = search(states, net, n, *args, **kwargs)
+        visits.extend([n] * len(roots))
+        return roots
+    args = ("connect4", constant_net(7, 0.0), 100, 12, 0)
+    x_all, _, _ = alphazero_plus.self_play(*args, np.random.default_rng(2))
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(alphazero_plus, "search", counting)
+        x, _, _ = alphazero_plus.self_play(*args, np.random.default_rng(2), full_fraction=0.35, fast_simulations=3)
+    assert visits.count(12) == len(x) and set(visits) == {12, 3}
+    assert abs(len(x) - 0.35 * len(visits)) < 3 * math.sqrt(len(visits) * 0.35 * 0.65)
+    assert len(x_all) > 1.5 * len(x)
+
+
+def moves_of(x):
+    """The column of each move made between consecutive examples of one game (a game starts with an empty board),
+    from the examples' encodings: both planes together show every stone; the new one is the move."""
+    board = x.reshape(len(x), 2, 6, 7).sum(axis=1)
+    return [(int(np.argwhere(after - before)[0][1]), before[0, 3] == 0)  # (column, was column 4 open?)
+            for before, after in zip(board, board[1:]) if after.sum() == before.sum() + 1]
+
+
+def test_random_moves_play_that_fraction_of_moves_uniformly_and_keep_every_position():
+    # A network sure of column 4 (index 3: logit 8 there, 0 elsewhere), no noise, no temperature, 3 simulations:
+    # the search plays column 4 whenever it is open. With --random-moves 0.35 a move is uniformly random with
+    # probability 0.35 and lands elsewhere 6/7 of those times, so 0.35 * 6/7 = 0.30 of the moves made while column
+    # 4 is open go elsewhere (a standard error of sqrt(0.3 * 0.7 / N) over N such moves); with 0, none does.
+    sure = lambda x: (np.where(np.arange(7) == 3, 8.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
+    for p in (0.0, 0.35):
+        x, _, _ = alphazero_plus.self_play("connect4", sure, 80, 3, 0, np.random.default_rng(4), noise=0.0,
+                                           random_moves=p)
+        open_moves = [column for column, open_ in moves_of(x) if open_]
+        elsewhere = sum(column != 3 for column in open_moves) / len(open_moves)
+        assert len(open_moves) > 300
+        assert abs(elsewhere - p * 6 / 7) < 3 * math.sqrt(0.3 * 0.7 / len(open_moves)) if p else elsewhere == 0
+
+
+def solver_position(moves):
+    s = games.ConnectFour()
+    for c in moves:
+        s.play(c)
+    return s
+
+
+def test_mcts_solver_plays_a_win_in_one_at_once_though_the_prior_shuns_it():
+    # X has three stones in column 4 (index 3): playing there again wins. The network puts e^-3 / (6 + e^-3) = 0.8%
+    # of its prior on that move and values every position 0, so in 60 simulations plain PUCT never visits it (each
+    # other move's bonus stays above it) and plays another. With the solver, the root's expansion looks one move
+    # ahead: the win is proven, so is the root (a loss for O, who moved into it), no simulation is run, and the win
+    # is played with no visits at all.
+    s = solver_position([3, 0, 3, 0, 3, 6])
+    shuns = lambda x: (np.where(np.arange(7) == 3, -3.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
+    plain = alphazero_plus.search([s], shuns, 60)[0]
+    solved = alphazero_plus.search([s], shuns, 60, solver=True)[0]
+    assert alphazero_plus.best_move(plain) != 3 and plain.n == 61
+    assert [ch.proven for ch in solved.children] == [None, None, None, 1, None, None, None]
+    assert solved.proven == -1 and solved.q() == -1 and solved.n == 1
+    assert alphazero_plus.best_move(solved) == 3
+
+
+def test_mcts_solver_avoids_a_loss_in_two_that_only_one_move_escapes():
+    # O has three stones in column 7 (index 6): X must block there, and every other move lets O win at once. The
+    # network prefers column 1 (index 0): each of its six losing moves is proven lost (-1 for X) once O's winning
+    # reply is visited below it, and the block is played; the root is not proven, since the block's value is open.
+    s = solver_position([0, 6, 1, 6, 0, 6])
+    likes_column_1 = lambda x: (np.where(np.arange(7) == 0, 2.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
+    root = alphazero_plus.search([s], likes_column_1, 300, solver=True)[0]
+    assert {ch.move: ch.proven for ch in root.children} == {0: -1, 1: -1, 2: -1, 3: -1, 4: -1, 5: -1, 6: None}
+    assert root.proven is None and alphazero_plus.best_move(root) == 6
+    # Two open ends of O's three on the bottom row (columns 2-4): X blocks one, O takes the other. Every move is
+    # proven lost, so the root is proven won for O, and its value backs up as exactly +1 for O, never averaged.
+    s = solver_position([6, 1, 6, 2, 5, 3])
+    root = alphazero_plus.search([s], likes_column_1, 300, solver=True)[0]
+    assert all(ch.proven == -1 for ch in root.children) and root.proven == 1 and root.q() == 1
+
+
+@pytest.mark.parametrize("values, proven", [([-1, 0.0, None], None), ([-1, 0.0], 0), ([-1, -1], 1),
+                                            ([None, 1, -1], -1), ([-1, None], None)])
+def test_a_node_is_proven_by_its_childrens_exact_values(values, proven):
+    # For whoever moved into the node: one child won for the opponent (1) proves a loss even with others open; all
+    # children proven give minus the best (a draw if the best is a draw); an open child and no win leave it open.
+    node = alphazero_plus.Node()
+    node.children = [alphazero_plus.Node(move, node) for move in range(len(values))]
+    for ch, v in zip(node.children, values):
+        ch.proven = v
+    assert alphazero_plus.prove(node) == proven
+
+
+@pytest.mark.parametrize("pipeline", [0, 1])
+def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older(pipeline, monkeypatch):
+    # Synchronous: iteration k's games are played by the network after k - 1 trainings. Pipelined: by the one after
+    # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
+    # network). The same seed gives the same losses run after run.
+    cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
+    used, after, start = {}, {}, alphazero_plus.Run.start
+
+    def recording(run, net, seed, it):  # the first layer's weights of the network each iteration's games get
+        used[it] = net.w1.copy()
+        return start(run, net, seed, it)
+    monkeypatch.setattr(alphazero_plus.Run, "start", recording)
+    lines = []
+    alphazero_plus.train("tictactoe", cfg, workers=2, log=lines.append,
+                         on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
+    for it in range(1, 5):
+        assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
+    again = []
+    monkeypatch.setattr(alphazero_plus.Run, "start", start)
+    alphazero_plus.train("tictactoe", cfg, workers=2, log=again.append)
+    assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# evaluate.py: opponents, the perfect tic-tac-toe player, matches, the documents' tables and figures
+
+def negamax_ttt(x, o):
+    """Tic-tac-toe's value for the player to move (whose stones are x) by plain minimax, written here apart from
+    evaluate.py's solver: 1 win, 0 draw, -1 loss."""
+    lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
+    if any(all(o >> i & 1 for i in line) for line in lines):
+        return -1  # the opponent has just made three
+    empty = [i for i in range(9) if not (x | o) >> i & 1]
+    return max((-negamax_ttt(o, x | 1 << i) for i in empty), default=0)
+
+
+def test_optimal_moves_agree_with_a_minimax_written_apart():
+    positions = evaluate.tictactoe_positions()
+    assert len(positions) == 4520
+    for s in positions[::7]:  # every 7th of the 4,520: 646 positions
+        me, them = (s.x, s.o) if s.first_to_move() else (s.o, s.x)
+        best = max(-negamax_ttt(them, me | 1 << m) for m in s.legal_moves())
+        assert evaluate.optimal_moves(s) == [m for m in s.legal_moves() if -negamax_ttt(them, me | 1 << m) == best]
+
+
+def test_perfect_player_never_loses_to_random_and_draws_with_itself():
+    scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.random_player, 200, 0, opening=0).run(range(200))
+    assert min(scores) >= 0.5 and len(evaluate.tictactoe_positions()) == 4520
+    scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.perfect_player, 20, 0, opening=0).run(range(20))
+    assert scores == [0.5] * 20
+
+
+def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
+    import json
+    path = tmp_path / "r.json"
+    out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads(path.read_text())
+    assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
+    assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
+                                          "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
+                                          "lab_part_3b"})
+    # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
+    # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
+    blog = results["blog"]
+    assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
+    assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
+    assert all(len(r["checks"]) > 0 for r in results.values())
+
+
+def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
+    path = tmp_path / "t.pt"
+    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), str(path))
+    out = run("evaluate.py", "--checkpoint", str(path), "--quick", "--json", str(tmp_path / "r.json"), "--workers", "1")
+    assert out.returncode == 0, out.stderr
+    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
+            if line.startswith(("  policy", "  search"))}
+    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
+                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
+
+
+def test_a_fraction_of_nothing_is_shown_as_a_dash(capsys):
+    truth = further.Truth("connect4", None, None, 1, 0)
+    assert math.isnan(truth.total([(0, 0, 3)])["fraction"]) and truth.total([(3, 4, 0)])["fraction"] == 0.75
+    evaluate.table("t", ["", "fraction"], [["none judged", math.nan], ["three of four", 0.75]])
+    assert [line.split()[-1] for line in capsys.readouterr().out.splitlines()[-2:]] == ["-", "0.750"]
+
+
+def test_the_tactical_player_wins_at_once_before_it_blocks():
+    # X holds three in column 1 and O three in column 7, X to move: X wins in column 1 rather than block column 7.
+    # With X's three spread on the bottom row (columns 1, 3, 5: no four to make) it blocks column 7.
+    for moves, expected in (((0, 6, 0, 6, 0, 6), 0), ((0, 6, 2, 6, 4, 6), 6)):
+        s = games.ConnectFour()
+        for m in moves:
+            s.play(m)
+        assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {expected}
+
+
+def assert_figures(folder, names):
+    """Exactly these PNG files, each a real image of a readable size."""
+    import matplotlib.image
+    assert {p.stem for p in folder.iterdir()} == names
+    for name in names:
+        path = folder / f"{name}.png"
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        height, width = matplotlib.image.imread(path).shape[:2]
+        assert 300 <= height <= 1500 and 500 <= width <= 1500, (name, height, width)
+
+
+def test_the_lab_part_1_figure_holds_the_tables_numbers():
+    row = evaluate.TicTacToeRow
+    r = {"ours": {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)}, "lab": evaluate.LAB["1"]}
+    fig = evaluate.plot_part_1(r)["lab_part_1"]
+    optimal, losses = fig.axes
+    lines = {line.get_label(): list(line.get_ydata()) for line in optimal.lines}
+    assert lines["policy: ours"] == [0.55, 0.8, 0.85] and lines["search: ours"] == [0.97, 0.99, 0.98]
+    assert lines["policy: the lab's"] == [0.574, 0.885]  # the lab has iterations 0 and 5, not 7
+    lines = {line.get_label(): list(line.get_ydata()) for line in losses.lines}
+    assert lines["search: ours"] == [40, 6, 3] and lines["search: the lab's"] == [42, 5]
+
+
+def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
+    row = evaluate.Connect4Row
+    r = {"ours": {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}, "lab": evaluate.LAB["2"],
+         "more_search": {0: 0.1, 50: 0.6}, "lab_more_search": evaluate.LAB["2_more_search"]}
+    figures = evaluate.plot_part_2(r)
+    lines = {line.get_label(): list(line.get_ydata()) for line in figures["lab_part_2"].axes[0].lines}
+    assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
+    more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
+            for line in figures["lab_part_2_more_search"].axes[0].lines}
+    assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
+    fig = evaluate.plot_part_3b({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]})["lab_part_3b"]
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
+
+
+def test_the_article_figures_hold_the_searches_numbers():
+    r = evaluate.part_blog(argparse_namespace(quick=True, seed=0))
+    figures = evaluate.plot_blog(r)
+    run = r["go"]["runs"][0]
+    bars, share = figures["article_1_figure_2_go"].axes
+    assert [p.get_height() for p in bars.patches] == sorted(run["visits"].values(), reverse=True)[:10]
+    assert list(share.lines[0].get_ydata()) == list(run["b1_share"].values())
+    flat, visits = figures["article_1_figure_3_chess"].axes
+    chess = r["chess"]["figure"]
+    assert sorted(p.get_height() for p in flat.patches) == sorted(chess["flat"].values()) and len(visits.patches) == 26
+    left, right = figures["article_2_figure_2_puct"].axes
+    crack = left.lines[1]  # the crack's point on its curve: 1.5 x 0.25 x sqrt(40) / 12 = 0.198
+    assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# further.py: the exact Connect Four solver, the truth, the five questions, the benchmark
 
 # Positions valued by a public perfect solver (Pascal Pons'): the columns played (1 = leftmost), the value for the
-# player to move, then each column's value ('.' full). Copied from ../shared/data/c4_positions.txt.
+# player to move, then each column's value ('.' full). A sample of the project's data/c4_positions.txt.
 CONNECT4_SOLVED = """
 565436145523344216656443533627 0 -6 -6 . . . . 0
 23232253376324246354 -10 -11 . . -10 -11 -11 -11
@@ -559,220 +1489,6 @@ def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
     assert s.is_over() and further.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
 
 
-def negamax_ttt(x, o):
-    """Tic-tac-toe's value for the player to move (whose stones are x) by plain minimax, written here apart from
-    evaluate.py's solver: 1 win, 0 draw, -1 loss."""
-    lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
-    if any(all(o >> i & 1 for i in line) for line in lines):
-        return -1  # the opponent has just made three
-    empty = [i for i in range(9) if not (x | o) >> i & 1]
-    return max((-negamax_ttt(o, x | 1 << i) for i in empty), default=0)
-
-
-def test_optimal_moves_agree_with_a_minimax_written_apart():
-    positions = evaluate.tictactoe_positions()
-    assert len(positions) == 4520
-    for s in positions[::7]:  # every 7th of the 4,520: 646 positions
-        me, them = (s.x, s.o) if s.first_to_move() else (s.o, s.x)
-        best = max(-negamax_ttt(them, me | 1 << m) for m in s.legal_moves())
-        assert evaluate.optimal_moves(s) == [m for m in s.legal_moves() if -negamax_ttt(them, me | 1 << m) == best]
-
-
-def test_perfect_player_never_loses_to_random_and_draws_with_itself():
-    scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.random_player, 200, 0, opening=0).run(range(200))
-    assert min(scores) >= 0.5 and len(evaluate.tictactoe_positions()) == 4520
-    scores = evaluate.Match("tictactoe", evaluate.perfect_player, evaluate.perfect_player, 20, 0, opening=0).run(range(20))
-    assert scores == [0.5] * 20
-
-
-def test_a_few_iterations_of_training_beat_the_untrained_policy():
-    cfg = alphazero.settings("tictactoe", iterations=3, games=30, simulations=30)
-    nets = {}
-    alphazero.train("tictactoe", cfg, seed=0, workers=1, on_iteration=lambda it, net: nets.update(
-        {it: alphazero.NumpyNet(net)}), log=lambda line: None)
-    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
-                     for it in (0, 3))
-    assert after > before + 0.05
-
-
-def test_training_is_reproducible_with_workers(tmp_path):
-    cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
-    a, b = (alphazero.train("tictactoe", cfg, seed=3, workers=2, log=lambda line: None) for _ in range(2))
-    assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
-
-
-def zeroed(net):
-    """Every weight and bias 0: the same output for every position, so every legal move gets the same prior and the
-    raw policy takes the first of them, the lowest."""
-    with torch.no_grad():
-        for p in net.parameters():
-            p.zero_()
-    return net
-
-
-def torch_equal(x, y):
-    return bool((x == y).all())
-
-
-def test_checkpoint_round_trip_and_bad_files(tmp_path):
-    net = alphazero.Net("tictactoe", 16)
-    path = str(tmp_path / "t.pt")
-    alphazero.save(net, path)
-    back = alphazero.load(path, "tictactoe")
-    assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
-    with pytest.raises(ValueError, match="tictactoe network, not connect4"):
-        alphazero.load(path, "connect4")
-    (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
-    for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
-                 ["--play", "--checkpoint", str(tmp_path / "missing.pt")]):
-        message = exit_message("alphazero.py", *argv)
-        assert message.startswith("alphazero.py: error: ") and len(message.splitlines()) == 1
-
-
-def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
-    path = str(tmp_path / "c.pt")
-    cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
-    alphazero_plus.train("tictactoe", cfg, seed=0, workers=1, out=path, log=lambda line: None)
-    net = alphazero_plus.load(path, "tictactoe")
-    assert net.kind == "conv" and alphazero_plus.NumpyNet(net).convs
-    out = run("alphazero_plus.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
-              stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
-    assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
-    assert exit_message("alphazero_plus.py", "--net", "cnn") == \
-        "alphazero_plus.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
-
-
-def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
-    net, path = alphazero.Net("connect4", 16), str(tmp_path / "old.pt")
-    alphazero.save(net, path)  # alphazero.py's: no "net" entry
-    back = alphazero_plus.load(path)
-    assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
-
-
-def test_scripted_play_games_end_as_worked_out(tmp_path):
-    # A network with every weight 0 gives every legal move the same prior, and the raw policy (--simulations 0)
-    # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
-    # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
-    # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
-    path = str(tmp_path / "zero.pt")
-    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), path)
-    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
-    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
-    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
-    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0",
-              "--first", "agent", stdin=moves)
-    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
-    lines = out.stdout.splitlines()
-    first = lines.index("the raw policy (no search):")
-    probabilities = [float(line.split()[1]) for line in lines[first + 2:first + 11]]  # the 9 equal priors
-    assert probabilities == [0.11] * 9
-
-
-@pytest.mark.parametrize("module", ["alphazero", "gumbel"])
-def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
-    path = str(tmp_path / "connect4.pt")
-    trainer = alphazero if module == "alphazero" else gumbel
-    trainer.save(trainer.Net("connect4", 16), path)
-    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
-    block = next(b for b in readme.split("```") if 'alphazero.load("connect4.pt")' in b).removeprefix("python\n")
-    lines = block.replace("alphazero", module).replace("connect4.pt", path)
-    scope = {}
-    exec(lines, scope)  # exactly as the README shows them
-    net = trainer.NumpyNet(trainer.load(path))
-    assert scope["move"] == trainer.best_move(trainer.search([games.ConnectFour()], net, 50)[0])  # its 50 simulations
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# gumbel.py
-
-import gumbel  # noqa: E402
-
-
-@pytest.mark.parametrize("module", [alphazero_plus])
-@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
-def test_conv_numpy_forward_equals_torch(module, game):
-    torch.manual_seed(1)
-    net = module.Net(game, 32, "conv")
-    x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
-    logits, value = net(torch.from_numpy(x))
-    numpy_logits, numpy_value = module.NumpyNet(net)(x)
-    assert np.abs(logits.detach().numpy() - numpy_logits).max() < 1e-5
-    assert np.abs(value.detach().numpy() - numpy_value).max() < 1e-5
-    assert sum(p.numel() for p in net.conv.parameters()) == (2 * 9 + 1) * 32 + (32 * 9 + 1) * 32  # two 3x3, 32 channels
-
-
-@pytest.mark.parametrize("m, n, schedule", [
-    (1, 5, (0, 1, 2, 3, 4)),              # one move: it gets every simulation
-    (2, 4, (0, 0, 1, 1)),                 # two moves: they take turns
-    (2, 5, (0, 0, 1, 1, 2)),
-    (4, 8, (0, 0, 0, 0, 1, 1, 2, 2)),     # one visit each to 4, then the best 2 get two more each
-    (4, 2, (0, 0)),                       # fewer simulations than moves: the first n moves once each
-    (3, 5, (0, 0, 0, 1, 1)),              # 5 is not a multiple of anything: 3 once, then the best 2 once more
-    (16, 2, (0, 0)),
-    # ceil(log2 3) = 2 rounds: 12 // (2 * 3) = 2 visits each to 3 moves, then 12 // (2 * 2) = 3 each to the best 2
-    # (log2 rounded down, 1 round, would give 12 // 3 = 4 visits each to 3 moves: 0, 0, 0, 1, 1, 1, 2, 2, 2, ...)
-    (3, 12, (0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 4)),
-])
-def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
-    assert gumbel.get_sequence_of_considered_visits(m, n) == schedule
-
-
-def test_completed_q_and_sigma_by_hand():
-    node = gumbel.Node()
-    node.value = 0.2
-    node.children = [gumbel.Node(a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
-    assert gumbel.completed_q(node) == [0.2, 0.2, 0.2]  # no visits: the network's value everywhere
-    node.children[0].n, node.children[0].w = 2, 1.0    # mean 0.5
-    node.children[1].n, node.children[1].w = 1, -0.4   # mean -0.4
-    mixed = (0.2 + 3 * (0.5 * 0.5 + 0.3 * -0.4) / 0.8) / 4  # = 0.171875
-    assert gumbel.completed_q(node) == pytest.approx([0.5, -0.4, mixed])
-    assert gumbel.sigma_q(node) == pytest.approx([5.2, 0.0, 5.2 * (mixed + 0.4) / 0.9])  # (50 + 2) * 0.1 = 5.2
-
-
-def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
-    for seed in range(5):
-        root, = gumbel.search([games.ConnectFour()], net, 2, rng=np.random.default_rng(seed))
-        score = {ch.move: root.gumbel[ch.move] + np.log(ch.prior) for ch in root.children}
-        top2 = set(sorted(score, key=score.get)[-2:])
-        assert {ch.move for ch in root.children if ch.n} == top2 and sum(ch.n for ch in root.children) == 2
-
-
-def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
-    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
-    x, pi, z = gumbel.self_play("tictactoe", net, 4, 4, np.random.default_rng(0))
-    assert np.allclose(pi.sum(axis=1), 1)
-    occupied = (x[:, :9] + x[:, 9:]) > 0
-    assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
-
-
-def test_gumbel_search_without_noise_is_deterministic():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
-    runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
-    assert runs[0] == runs[1] and sum(runs[0]) == 16
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# evaluate.py end to end, small
-
-def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
-    import json
-    path = tmp_path / "r.json"
-    out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
-    assert out.returncode == 0, out.stderr[-2000:]
-    results = json.loads(path.read_text())
-    assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
-    assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
-                                          "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
-                                          "lab_part_3b"})
-    # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
-    # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
-    blog = results["blog"]
-    assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
-    assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
-    assert all(len(r["checks"]) > 0 for r in results.values())
-
-
 def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     import json
     positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
@@ -796,147 +1512,6 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 14  # 6 sets twice, UCT-400, the time
     assert recipe["final"]["v_solver"]["games_each"] == 2  # who wins them, at this size, nobody can say
     assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
-
-
-def test_gumbel_cli_trains_and_plays(tmp_path):
-    path = str(tmp_path / "g.pt")
-    out = run("gumbel.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "2",
-              "--workers", "1", "--out", path)
-    assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
-    assert torch.load(path, weights_only=True)["iterations_done"] == 1
-    gumbel.save(zeroed(gumbel.load(path)), path)  # the raw policy takes the lowest free cell
-    out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent", "--simulations",
-              "0", stdin="a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n")
-    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
-    assert exit_message("gumbel.py", "--simulations", "0").startswith("gumbel.py: error: --simulations 0 is for --play")
-
-
-def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
-    s = games.ConnectFour()
-    root, = alphazero.search([s], net, 60)
-    child = max(root.children, key=lambda ch: ch.n)
-    child.parent = None
-    s.play(child.move)
-    before_n = sum(ch.n for ch in child.children)
-    clean = [ch.prior for ch in child.children]
-    reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
-    assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
-    assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
-    x, pi, z = alphazero.self_play("connect4", net, 3, 10, 2, np.random.default_rng(0), reuse_tree=True)
-    assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
-
-
-def test_choose_move_raw_policy_and_search():
-    logits = np.array([[5.0, 0, 0, 0, 0, 0, 0, 0, 9.0]])  # the raw policy likes cell 8, then cell 0
-    net = lambda x: (np.repeat(logits, len(x), axis=0), np.zeros(len(x)))  # noqa: E731
-    s = games.TicTacToe()
-    assert alphazero.choose_move(s, net, 0) == 8
-    s.play(8)  # cell 8 is taken: the most likely legal move is now 0
-    assert alphazero.choose_move(s, net, 0) == 0
-    s = games.TicTacToe()
-    for m in (0, 3, 1, 4):  # X on 0 and 1, O on 3 and 4: X wins at once on 2, which search finds from uniform priors
-        s.play(m)
-    uniform = constant_net(9, 0.0)
-    assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Your own game, defined here only and registered the way the README says (games.py is not edited)
-
-def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypatch):
-    """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
-    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training.
-    Its game: you take 1 from 10, and each time the agent leaves a multiple of 4 (9 -> 8, 7 -> 4, 3 -> 0): it wins."""
-    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
-    block = next(b for b in readme.split("```") if "class Nim:" in b).removeprefix("python\n")
-    monkeypatch.setattr("builtins.input", lambda prompt: "1")
-    scope = {}
-    try:
-        exec(block, scope)
-        Nim, net = scope["Nim"], scope["net"]
-        out = capsys.readouterr().out
-        assert "UCT takes 2\n" in out and out.rstrip().endswith("0 sticks\nthe agent wins")
-        assert [line.split(" (")[0] for line in out.splitlines() if line.startswith("the agent plays")] == \
-            [f"the agent plays {take}" for take in (1, 3, 3)]
-        winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
-        untrained = alphazero.NumpyNet(alphazero.Net("nim", 32))
-        correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
-                   for network in (untrained, net)]
-        assert correct[1] == len(winning) > correct[0]
-    finally:
-        alphazero.GAMES.pop("nim", None), alphazero.SETTINGS.pop("nim", None)
-
-
-def test_resume_goes_on_from_the_iterations_done(tmp_path):
-    path, lines = str(tmp_path / "r.pt"), []
-    cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=path, log=lambda line: None)
-    alphazero.train("tictactoe", dict(cfg, iterations=4), workers=1, out=path, log=lines.append, resume=True)
-    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
-    assert torch.load(path, weights_only=True)["iterations_done"] == 4
-    before = open(path, "rb").read()
-    assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
-                        "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
-        f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
-    assert open(path, "rb").read() == before  # left as it was
-    ckpt = torch.load(path, weights_only=True)
-    del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
-    torch.save(ckpt, path)
-    lines.clear()
-    alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lines.append, resume=True)
-    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["5/5"]  # after the 4 it had
-    assert torch.load(path, weights_only=True)["iterations_done"] == 5
-
-
-def training_with_a_first_checkpoint(path):
-    """A tic-tac-toe training in its own process group, once it has saved its first checkpoint (40 iterations take
-    far longer, so it is still training)."""
-    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
-                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
-    while not path.exists() and p.poll() is None:
-        time.sleep(0.05)
-    return p
-
-
-def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
-    """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
-    import re
-    import signal
-    path = tmp_path / "c.pt"
-    p = training_with_a_first_checkpoint(path)
-    os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=600)
-    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
-    assert p.returncode == 130 and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
-    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Going further in tic-tac-toe: random openings, the losses split by opening, blind spots
-
-def test_random_openings_start_games_from_every_first_move():
-    rng = np.random.default_rng(0)
-    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, 2, 0, rng, random_openings=1.0)
-    stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
-    assert stones.min() == 1  # no game was searched from the empty board
-    firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
-    assert firsts == set(range(9))
-
-
-def test_q_weight_mixes_the_outcome_with_the_searchs_value():
-    def run(w):
-        return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, 30, 9, np.random.default_rng(0),
-                                        q_weight=w)
-    (x, pi, z), (x1, pi1, q), (x5, pi5, z5) = run(0.0), run(1.0), run(0.5)
-    assert (x == x1).all() and (x == x5).all() and (pi == pi1).all()  # the weight changes the targets, not the games
-    assert set(z.tolist()) <= {-1.0, 0.0, 1.0} and np.allclose(z5, (z + q) / 2)
-    board = x.reshape(len(x), 2, 9)
-    lines = [[i for i in range(9) if line >> i & 1] for line in games.TTT_LINES]
-    mover_can_win = np.array([any(b[0, line].sum() == 2 and b[:, line].sum() == 2 for line in lines)
-                              for b in board])  # two of the mover's stones and an empty cell in a line
-    assert sum(mover_can_win) > 10 and (q[mover_can_win] > 0).all()  # a win in one: the search's value is positive
 
 
 def test_losses_split_by_the_perfect_players_opening():
@@ -975,201 +1550,147 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
     assert len(further.common_positions()) < 4520 and all(not s.is_over() for s in further.common_positions())
 
 
-def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(monkeypatch, capsys):
-    rows = agents_first_table(alphazero, "tictactoe", 3, monkeypatch, capsys)  # 3 simulations: 6 moves unvisited
-    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == 6
-    assert all(row[3] != "-" for row in rows if row[2] != "0")
+def test_further_reads_its_default_data_from_the_repository():
+    here = os.path.dirname(os.path.abspath(__file__))
+    assert os.path.dirname(further.C4_POSITIONS) == os.path.join(here, "data") and len(
+        further.read_positions(further.C4_POSITIONS)) == 300
+
+
+def argparse_namespace(**kwargs):
+    import argparse
+    return argparse.Namespace(**kwargs)
+
+
+def test_the_recipe_figure_holds_its_curve():
+    r = {"curve": {10: {"policy: truth": {"fraction": 0.8}, "search 20: truth": {"fraction": 0.9},
+                        "search 20 v UCT-50": 0.6},
+                   20: {"policy: truth": {"fraction": 0.85}, "search 20: truth": {"fraction": 0.95},
+                        "search 20 v UCT-50": 0.7}}, "clock": {10: 40.0, 20: 90.0}}
+    fig = further.plot_recipe(r)["further_recipe"]
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
+
+
+def test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome():
+    # Won (the best value +5): the winning move is no error; a draw (0) or a loss (-3) thrown from it is one.
+    won = further.Position("end-easy", "", {0: 5, 1: 0, 2: -3, 3: 2})
+    assert [won.is_error(m) for m in range(4)] == [False, True, True, False]  # +2 wins too, if more slowly
+    drawn = further.Position("end-easy", "", {0: 0, 1: -1})
+    assert [drawn.is_error(m) for m in range(2)] == [False, True]
+    lost = further.Position("end-easy", "", {0: -2, 1: -7, 2: -1})  # every move loses: none is an error
+    assert not any(lost.is_error(m) for m in range(3))
+
+
+def test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with():
+    positions = further.read_benchmark()
+    assert len(positions) == 1200 and all(sum(p.set == s for p in positions) == 200 for s in further.SETS)
+    # The end-easy positions (more than 28 stones, few moves left) are quick to solve: the public solver's value of
+    # the position, its best move's, is ours
+    for p in [p for p in positions if p.set == "end-easy"][::20]:
+        s = p.state()
+        assert further.solve_connect4(s) == max(p.values.values()) and set(p.values) == set(s.legal_moves())
+
+
+def test_the_benchmark_job_counts_errors_by_set():
+    # An agent that always plays the lowest legal column: its error rate in a set is the share of that set's
+    # positions where the lowest column gives up the best outcome, counted here from the file directly
+    positions = [p for p in further.read_benchmark() if p.set in ("end-easy", "middle-medium")][::10]
+    lowest = lambda states, rngs: [s.legal_moves()[0] for s in states]
+    rates = further.Benchmark(lowest, positions, len(positions)).total(
+        further.Benchmark(lowest, positions, len(positions)).run(range(len(positions))))
+    for name in ("end-easy", "middle-medium"):
+        chosen = [p for p in positions if p.set == name]
+        assert rates[name] == round(sum(p.is_error(min(p.values)) for p in chosen) / len(chosen), 4)
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The formulas, each pinned by an example worked by hand, with constants that are not 1, 0.5 or a default, so that
-# a dropped, swapped or divided constant, or a flipped sign, changes the answer
+# The command lines, as a user runs them: bad input, outputs, paths, signals, flags
 
-class Arms:
-    """A one-move game: three moves (0, 1, 2), then it is over. Its trees are the root and three leaves."""
-
-    def __init__(self, moved=None):
-        self.moved = moved
-
-    def copy(self):
-        return Arms(self.moved)
-
-    def legal_moves(self):
-        return [] if self.moved is not None else [0, 1, 2]
-
-    def play(self, move):
-        self.moved = move
-
-    def is_over(self):
-        return self.moved is not None
-
-    def first_to_move(self):
-        return self.moved is None
-
-    def result(self):
-        return 0.5
+@pytest.mark.parametrize("argv", [["mcts.py", "--game", "nope"], ["mcts.py", "--simulations", "0"],
+                                  ["mcts.py", "--simulations", "-5"], ["mcts.py", "--seed", "x"],
+                                  ["puct.py", "--simulations", "0"], ["puct.py", "--seeds", "abc"],
+                                  ["evaluate.py", "--part", "nope"]])
+def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
+    message = exit_message(*argv)
+    assert message.startswith(f"{argv[0]}: error: ") and len(message.splitlines()) == 1
 
 
-def visited_after_setting(search, stats, root_n):
-    """Run `search(on_step)` for one simulation more after the root's first expansions, with the root's children's
-    (N, W) set by hand to `stats` {move: (n, w)} and the root's N to root_n: the move that simulation visits."""
-    chosen = {}
-
-    def on_step(t, root):
-        if len(root.children) == 3 and not chosen:
-            for ch in root.children:
-                ch.n, ch.w = stats[ch.move]
-            root.n, chosen["set"] = root_n, True
-        elif chosen:
-            chosen["move"] = next(ch.move for ch in root.children if ch.n != stats[ch.move][0])
-    search(on_step)
-    return chosen["move"]
+@pytest.mark.parametrize("argv", [["mcts.py", "--simulations", "0"], ["alphazero.py", "--lr", "0"]])
+def test_a_script_exits_with_one_line_and_status_1(argv):
+    out = run(*argv)
+    assert out.returncode == 1 and out.stdout == "" and out.stderr.strip() == exit_message(*argv)
 
 
-def test_uct_score_picks_by_hand():
-    # c = 0.7, root N = 8, ln 8 = 2.0794. Q + c sqrt(ln N / n):
-    #   move 0: 4.0 / 5 = 0.8 + 0.7 * sqrt(2.0794 / 5) = 0.8 + 0.4514 = 1.2514
-    #   move 1: 1.6 / 2 = 0.8 + 0.7 * sqrt(2.0794 / 2) = 0.8 + 0.7138 = 1.5138  <- the largest
-    #   move 2: 0.5 / 1 = 0.5 + 0.7 * sqrt(2.0794 / 1) = 0.5 + 1.0094 = 1.5094
-    # c = 1 would pick move 2 (1.8197 against 1.9420), c = 0 move 0 (the first of two 0.8s), 1 / 0.7 move 2, ln N / n
-    # without the square root move 2 (1.5278 against 1.9556), and ln (N + 1) move 2.
-    stats = {0: (5, 4.0), 1: (2, 1.6), 2: (1, 0.5)}
-    search = lambda on_step: mcts.uct_search(Arms(), lambda s, rng: 0.5, 4, c=0.7, on_step=on_step)
-    assert visited_after_setting(search, stats, 8) == 1, "UCT's score: Q + c sqrt(ln N_parent / N)"
+@pytest.mark.parametrize("argv", [["mcts.py", "--c", "-1"], ["puct.py", "--c-puct", "-0.5"], ["puct.py", "--weight", "2"],
+                                  ["puct.py", "--weight", "-0.1"], ["alphazero.py", "--lr", "0"],
+                                  ["alphazero.py", "--weight-decay", "-1"], ["alphazero.py", "--c-puct", "-1"],
+                                  ["alphazero.py", "--alpha", "0"], ["alphazero.py", "--noise", "1.5"],
+                                  ["alphazero_plus.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
+                                  ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
+                                  ["alphazero_plus.py", "--random-openings", "-0.25"], ["alphazero_plus.py", "--lr-final", "0"],
+                                  ["alphazero_plus.py", "--lr-final", "-1e-4"], ["alphazero_plus.py", "--q-weight", "1.5"],
+                                  ["alphazero_plus.py", "--q-weight", "-0.5"]])
+def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
+    message = exit_message(*argv)
+    assert len(message.splitlines()) == 1 and capsys.readouterr().out == ""
+    assert message.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in message
 
 
-def test_puct_score_picks_by_hand():
-    # c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n), Q = 0 unvisited:
-    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
-    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
-    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
-    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
-    stats = {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}
-    network = lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5)
-    search = lambda on_step: puct.puct_search(Arms(), network, 2, c_puct=2.5, on_step=on_step)
-    assert visited_after_setting(search, stats, 4) == 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+def test_a_short_go_search_prints_what_it_measured():
+    out = run("mcts.py", "--game", "go", "--simulations", "50")
+    assert out.returncode == 0 and "None" not in out.stdout and "B1's share of the visits: " in out.stdout
 
 
-def test_alphazero_puct_score_picks_by_hand():
-    # c_puct = 0.75 (the lab's is 1.25), priors 0.5, 0.3, 0.2, root N = 5: sqrt 5 = 2.2361. Values in [-1, 1]:
-    #   move 0: unvisited, 0 + 0.75 * 0.5 * 2.2361 / 1 = 0.8385
-    #   move 1: 3.2 / 4 = 0.8 + 0.75 * 0.3 * 2.2361 / 5 = 0.8 + 0.1006 = 0.9006  <- the largest
-    #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
-    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
-    # pick move 0.
-    root = alphazero.Node()
-    root.children = [alphazero.Node(m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
-    root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
-    alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
-    assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+def test_scripts_run_and_print_their_figures():
+    import re
+    out = run("mcts.py", "--game", "go", "--simulations", "500")
+    found = re.search(r"B1 is the most visited move for good from simulation (\d+)", out.stdout)
+    assert out.returncode == 0 and found and int(found[1]) <= 500  # as in test_uct_on_the_go_corner_finds_b1...
+    out = run("mcts.py", "--game", "connect4", "--simulations", "200")
+    table = out.stdout.split("    move  visits  win rate\n")[1].splitlines()
+    visits = {row.split()[0]: int(row.split()[1]) for row in table if row.strip() and not row.startswith("best")}
+    assert out.stdout.rstrip().endswith(f"best move: {max(visits, key=visits.get)}")  # the most visited
+    out = run("puct.py", "--simulations", "100")
+    leaning = [line.split() for line in out.stdout.splitlines() if "leaning 0.5 on B1" in line]
+    assert out.returncode == 0 and leaning[0][-2] in ("2", "3")  # see test_puct_with_priors_leaning_on_b1
 
 
-def test_dirichlet_noise_mixes_its_weight_and_alpha():
-    # P = (1 - w) p + w eta, eta ~ Dir(alpha) over 4 moves, w = 0.4, alpha = 0.3, priors 0.7, 0.1, 0.1, 0.1.
-    # Mean of move 0: 0.6 * 0.7 + 0.4 * 1/4 = 0.52 (swapped weights: 0.4 * 0.7 + 0.6 / 4 = 0.43).
-    # Var of eta_0 under Dir(0.3 x 4): a (a0 - a) / (a0^2 (a0 + 1)) = 0.3 * 0.9 / (1.44 * 2.2) = 0.085227, so
-    # Var of P_0 = 0.4^2 * 0.085227 = 0.013636 (alpha = 1 would give 0.16 * 0.0375 = 0.006).
-    # Over 20,000 draws: the mean's standard error is sqrt(0.013636 / 20000) = 0.0008 (tolerance 0.005), the
-    # variance's about 0.0002 (tolerance 0.0015).
-    rng, draws = np.random.default_rng(7), []
-    for _ in range(20_000):
-        root = alphazero.Node()
-        root.children = [alphazero.Node(m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
-        alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
-        draws.append(root.children[0].prior)
-    assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
-    assert abs(np.var(draws) - 0.013636) < 0.0015, "Dirichlet noise: eta ~ Dir(alpha)"
+def test_gumbel_cli_trains_and_plays(tmp_path):
+    path = str(tmp_path / "g.pt")
+    out = run("gumbel.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "2",
+              "--workers", "1", "--out", path)
+    assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
+    assert torch.load(path, weights_only=True)["iterations_done"] == 1
+    gumbel.save(zeroed(gumbel.load(path)), path)  # the raw policy takes the lowest free cell
+    out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent", "--simulations",
+              "0", stdin="a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n")
+    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
+    assert exit_message("gumbel.py", "--simulations", "0").startswith("gumbel.py: error: --simulations 0 is for --play")
 
 
-class CountingRng:
-    """A numpy Generator that records the probabilities of every move it samples with choice(n, p=...)."""
-
-    def __init__(self, seed):
-        self.rng, self.sampled = np.random.default_rng(seed), []
-
-    def choice(self, n, p=None):
-        self.sampled.append(np.asarray(p).copy())
-        return self.rng.choice(n, p=p)
-
-    def __getattr__(self, name):
-        return getattr(self.rng, name)
+def training_with_a_first_checkpoint(path):
+    """A tic-tac-toe training in its own process group, once it has saved its first checkpoint (40 iterations take
+    far longer, so it is still training)."""
+    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
+                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    while not path.exists() and p.poll() is None:
+        time.sleep(0.05)
+    return p
 
 
-def test_temperature_samples_the_first_moves_by_visit_counts():
-    # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
-    # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
-    rng = CountingRng(3)
-    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, 12, 3, rng)
-    assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
-    stones = x.reshape(len(x), -1).sum(axis=1)
-    first_three = pi[stones < 3]  # each game's first three positions, game by game
-    sampled = [rng.sampled[6 * move + game] for game in range(6) for move in range(3)]  # sampled move by move
-    assert len(first_three) == 18 and all(np.allclose(p, s) for p, s in zip(first_three, sampled))
+def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
+    """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
+    import re
+    import signal
+    path = tmp_path / "c.pt"
+    p = training_with_a_first_checkpoint(path)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=600)
+    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
+    assert p.returncode == 130 and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
 
-
-def test_the_value_target_is_the_outcome_for_the_player_to_move():
-    # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
-    # the targets alternate in sign from one position to the next (each seen by the player to move there).
-    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, 4, 9, np.random.default_rng(5))
-    stones = x.reshape(len(x), -1).sum(axis=1)
-    starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
-    decisive = [z[a:b] for a, b in zip(starts, starts[1:]) if z[a] != 0]
-    assert len(decisive) >= 5
-    for game in decisive:
-        assert game[-1] == 1.0, "the value target: +1 for the winner, seen by the player to move"
-        assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
-
-
-def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
-    seen = []
-    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *args: (seen.append(data[-1]), (0.0, 0.0))[1])
-    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), workers=1,
-                    log=lambda line: None)
-    x, pi, z = seen[0]
-    half = len(x) // 2
-    board = x.reshape(len(x), 2, 6, 7)
-    assert (board[half:] == board[:half, :, :, ::-1]).all()  # column c of a board is column 6 - c of its mirror
-    assert (pi[half:] == pi[:half, ::-1]).all(), "a mirrored board's policy is the mirrored policy"
-    assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
-
-
-def test_the_losses_of_a_batch_by_hand():
-    # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
-    # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
-    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560.
-    # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
-    net = zeroed(alphazero.Net("tictactoe", 8))
-    with torch.no_grad():
-        net.policy.bias[0] = math.log(2)
-        net.value.bias[0] = math.atanh(0.6)
-    pi = np.zeros((5, 9), np.float32)
-    pi[:, :2] = 0.5
-    data = [(np.ones((5, 18), np.float32), pi, np.full(5, -0.5, np.float32))]
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
-    value_loss, policy_loss = alphazero.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
-    assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
-    assert policy_loss == pytest.approx(1.9560, abs=1e-4), "the policy loss: -pi . log p"
-
-
-def test_gumbel_interior_selection_by_hand():
-    # Below the root: argmax pi'(a) - N(a) / (1 + sum N), pi' = softmax(logits + sigma(q)).
-    # Priors 0.7, 0.2, 0.1; visits 8, 2, 1 (sum 11) with means 0.1, -0.3, 0.3.
-    # q rescaled to [0, 1] over the moves: 0.6667, 0, 1; sigma = (50 + 8) * 0.1 = 5.8 times that: 3.8667, 0, 5.8.
-    # logits + sigma: ln 0.7 + 3.8667 = 3.5100, ln 0.2 = -1.6094, ln 0.1 + 5.8 = 3.4974;
-    # e^ of those: 33.448, 0.200, 33.030 (sum 66.678), so pi' = 0.5016, 0.0030, 0.4954.
-    # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
-    # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
-    # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
-    node = gumbel.Node()
-    node.children = [gumbel.Node(m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
-    for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
-        ch.n, ch.w = n, n * mean
-    assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
-    assert gumbel.select_below_root(node).move == 2, "Gumbel's interior rule: argmax pi' - N / (1 + sum N)"
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Rough edges: resuming across scripts and games, paths, flags that do nothing in a mode
 
 def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_path):
     path = str(tmp_path / "t.pt")
@@ -1196,26 +1717,6 @@ def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_p
 def test_flags_that_do_nothing_and_paths_that_cannot_be_written_are_refused_first(argv, message):
     assert exit_message(*argv) == f"{argv[0]}: error: {message}"
 
-
-def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
-    """--play with the agent first, stopped at the human's first move: the rows of the agent's table."""
-    monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
-    net = module.NumpyNet(zeroed(module.Net(game, 8)))
-    with pytest.raises(EOFError):
-        module.play(net, n_simulations, human_first=False)
-    lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
-    return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel])
-def test_play_shows_every_legal_move(module, monkeypatch, capsys):
-    rows = agents_first_table(module, "connect4", 3, monkeypatch, capsys)  # 3 simulations, 7 columns
-    assert sorted(row[0] for row in rows) == list("1234567") and all(row[1] == "0.14" for row in rows)  # 1/7 each
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Outputs that never clobber each other, paths checked before any work, signals, flags, the own-game contract
 
 def test_each_trainer_and_each_bench_script_has_its_own_default_output(tmp_path, monkeypatch):
     # Three trainers, three default checkpoints; --play of each looks for its own (none exists in an empty folder)
@@ -1313,31 +1814,6 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, tmp_pat
         assert p.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (delay, err)
 
 
-def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatch, capsys):
-    # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
-    # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
-    # node, its visits kept; without, the next search starts from nothing.
-    net = alphazero.NumpyNet(zeroed(alphazero.Net("tictactoe", 8)))
-    root = alphazero.search([games.TicTacToe()], net, 120)[0]
-    chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
-    reply = max(chosen.children, key=lambda ch: ch.n)
-    assert reply.n >= 2  # worth keeping
-    name = games.TicTacToe().move_name(reply.move)
-    for reuse, expected in ((1, reply.n), (0, 0)):
-        starts, search = [], alphazero.search
-        def recording(states, net, n, c_puct=1.25, noise=None, roots=None, cache=None):
-            starts.append(roots[0].n if roots and roots[0] else 0)
-            return search(states, net, n, c_puct, noise, roots, cache)
-        monkeypatch.setattr(alphazero, "search", recording)
-        answers = iter([name])  # then no more: StopIteration ends the game
-        monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
-        with pytest.raises(StopIteration):
-            alphazero.play(net, 120, human_first=False, reuse_tree=reuse)
-        assert starts == [0, expected]
-        monkeypatch.setattr(alphazero, "search", search)
-    capsys.readouterr()
-
-
 @pytest.mark.parametrize("argv, message", [
     (["alphazero.py", "--play", "--iterations", "5"], "--iterations is for training; --play plays a checkpoint"),
     (["alphazero.py", "--play", "--out", "x.pt"], "--out is for training; --play plays a checkpoint"),
@@ -1372,278 +1848,6 @@ def test_the_flags_play_takes_are_accepted_with_play(tmp_path):
         f"gumbel.py: error: no checkpoint at {missing!r}"
 
 
-def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
-    path = tmp_path / "t.pt"
-    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), str(path))
-    out = run("evaluate.py", "--checkpoint", str(path), "--quick", "--json", str(tmp_path / "r.json"), "--workers", "1")
-    assert out.returncode == 0, out.stderr
-    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
-            if line.startswith(("  policy", "  search"))}
-    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
-                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
-
-
-def test_a_fraction_of_nothing_is_shown_as_a_dash(capsys):
-    truth = further.Truth("connect4", None, None, 1, 0)
-    assert math.isnan(truth.total([(0, 0, 3)])["fraction"]) and truth.total([(3, 4, 0)])["fraction"] == 0.75
-    evaluate.table("t", ["", "fraction"], [["none judged", math.nan], ["three of four", 0.75]])
-    assert [line.split()[-1] for line in capsys.readouterr().out.splitlines()[-2:]] == ["-", "0.750"]
-
-
-def test_further_reads_its_default_data_from_the_repository():
-    here = os.path.dirname(os.path.abspath(__file__))
-    assert os.path.dirname(further.C4_POSITIONS) == os.path.join(here, "data") and len(
-        further.read_positions(further.C4_POSITIONS)) == 300
-
-
-class Letters:
-    """A game of one move: the first player names a letter, and wins with "B". Its move names have capitals."""
-    n_actions, encoding_size = 3, 1
-
-    def __init__(self):
-        self.moves = []
-    def copy(self):
-        s = Letters()
-        s.moves = list(self.moves)
-        return s
-    def legal_moves(self):
-        return [] if self.moves else [0, 1, 2]
-    def play(self, move):
-        self.moves.append(move)
-    def is_over(self):
-        return bool(self.moves)
-    def first_to_move(self):
-        return not self.moves
-    def result(self):
-        return 1.0 if self.moves == [1] else 0.0
-    def key(self):
-        return tuple(self.moves)
-    def encode(self):
-        return self.encode_many([self])[0]
-    @staticmethod
-    def encode_many(states):
-        return np.array([[len(s.moves)] for s in states], dtype=np.float32)
-    def move_name(self, move):
-        return self.NAMES[move]
-    def __str__(self):
-        return "letters: " + " ".join(self.NAMES[m] for m in self.moves)
-    NAMES = ["A", "B", "C"]
-
-
-@pytest.mark.parametrize("names, typed, result", [(["A", "B", "C"], ["b"], "you win"),   # unambiguous: any case
-                                                  (["A", "B", "C"], ["B"], "you win"),
-                                                  (["a", "B", "b"], ["b"], "the agent wins"),  # ambiguous: exact only
-                                                  (["a", "B", "b"], ["x", "B"], "you win")])
-def test_a_typed_move_matches_its_name_exactly_or_whatever_the_case_if_unambiguous(monkeypatch, capsys, names, typed,
-                                                                                   result):
-    monkeypatch.setattr(Letters, "NAMES", names)
-    answers = iter(typed)
-    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
-    games.play_in_terminal(Letters(), lambda state, reply: 0, human_first=True)
-    out = capsys.readouterr().out
-    assert out.rstrip().endswith(result) and ("not a legal move: 'x'" in out) == ("x" in typed)
-
-
-def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monkeypatch):
-    path = str(tmp_path / "n.pt")
-    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
-    alphazero.save(alphazero.Net("letters", 4), path)
-    monkeypatch.delitem(alphazero.GAMES, "letters")
-    with pytest.raises(ValueError, match=r"holds a network for 'letters': register that game in GAMES and SETTINGS"):
-        alphazero.load(path)
-
-
-def test_training_names_every_setting_a_game_lacks_before_any_self_play(monkeypatch):
-    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
-    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
-    with pytest.raises(ValueError, match=r"the settings for letters lack temp_moves, mirror: every game needs"):
-        alphazero.train("letters", alphazero.settings("letters"), workers=1)
-    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(alphazero.SETTINGS["letters"], temp_moves=0, mirror=0))
-    alphazero.train("letters", alphazero.settings("letters"), workers=1, log=lambda line: None)  # complete: it trains
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Rules the README states, each on both sides of its edge
-
-def test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else():
-    #   4 . X O .      Black D3 takes the single White stone on C3 with a single stone: ko on C3.
-    #   3 X O . O      With E3 Black instead of White, D3 joins E3 in a group of two: no ko.
-    #   2 . X O .
-    #     B C D E
-    ko = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
-    ko.play(P("D3"))
-    assert ko.ko == P("C3")
-    joined = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "D2", "C3"])
-    joined.play(P("D3"))
-    assert joined.board[P("C3")] == games.EMPTY and joined.ko is None
-    #   4 . X X O      Black D3 takes two White stones (B3 C3), whose last liberty it was, with one stone: no ko.
-    #   3 X O O .
-    #   2 . X X O
-    #     A B C D
-    two = games.Go(black=["A3", "B4", "C4", "B2", "C2"], white=["B3", "C3", "D4", "D2"])
-    two.play(P("D3"))
-    assert two.board[P("B3")] == two.board[P("C3")] == games.EMPTY and two.ko is None
-
-
-def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
-    # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
-    cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
-    played, fed, self_play, fit = [], [], alphazero.Run.self_play, alphazero.fit
-    monkeypatch.setattr(alphazero.Run, "self_play", lambda run, net, seed, it: played.append(
-        self_play(run, net, seed, it)) or played[-1])
-    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
-    alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
-    assert [[id(part[0]) for part in data] for data in fed] == \
-        [[id(played[0][0])], [id(played[0][0]), id(played[1][0])], [id(played[1][0]), id(played[2][0])],
-         [id(played[2][0]), id(played[3][0])]]
-    # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
-    # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
-    x = np.zeros((12, 18), dtype=np.float32)
-    x[:, 0] = np.arange(12)
-    drawn = set()
-    class Recorder(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.layer = torch.nn.Linear(18, 10)
-        def forward(self, x):
-            drawn.update(int(v) for v in x[:, 0])
-            out = self.layer(x)
-            return out[:, :9], torch.tanh(out[:, 9])
-    net = Recorder()
-    data = [(x[:5], np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32)),
-            (x[5:], np.full((7, 9), 1 / 9, np.float32), np.zeros(7, np.float32))]
-    alphazero.fit(net, torch.optim.Adam(net.parameters()), data, 60, 8, np.random.default_rng(3))
-    assert drawn == set(range(12))
-
-
-def test_ties_in_the_visit_counts_go_to_the_higher_prior():
-    # Two children with 4 visits each: the one with prior 0.35 over the one with 0.15, whichever comes first
-    for priors in ((0.15, 0.35), (0.35, 0.15)):
-        root = alphazero.Node()
-        root.children = [alphazero.Node(m, root, p) for m, p in enumerate(priors)] + \
-            [alphazero.Node(2, root, 0.5)]
-        root.children[0].n = root.children[1].n = 4
-        root.children[2].n = 3  # the highest prior, but fewer visits
-        assert alphazero.best_move(root) == priors.index(0.35)
-
-
-def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visited():
-    # 5 legal moves: m = 3 considers 3, m = 16 all 5 (min(m, legal moves)), the largest g + logits first
-    root = gumbel.Node()
-    root.children = [gumbel.Node(m, root, p) for m, p in enumerate((0.1, 0.2, 0.3, 0.25, 0.15))]
-    gumbel.start_halving(root, 8, 3, None)  # no noise: the 3 largest priors
-    assert root.considered == {2, 3, 1}
-    gumbel.start_halving(root, 8, 16, None)
-    assert root.considered == {0, 1, 2, 3, 4}
-    # Visits 3, 3, 1 on moves 1, 2, 3 (means 0.2, -0.1, 0.6); g = 0: sigma = (50 + 3) * 0.1 * q rescaled over the 5
-    # legal moves. Completed q of the unvisited moves 0 and 4: (v + 7 * weighted) / 8 with v = 0 and weighted =
-    # (0.2 * 0.2 + 0.3 * -0.1 + 0.25 * 0.6) / 0.75 = 0.2133..., so 0.18667. Rescaled over [-0.1, 0.6]: move 1
-    # 0.4286, move 2 0. Scores of the two most visited: log 0.2 + 5.3 * 0.4286 = 0.662, log 0.3 + 0 = -1.204:
-    # move 1 is played, though move 2 has the higher prior.
-    for m, (n, w) in zip((1, 2, 3), ((3, 0.6), (3, -0.3), (1, 0.6))):
-        root.children[m].n, root.children[m].w = n, w
-    root.value, root.gumbel = 0.0, {m: 0.0 for m in range(5)}
-    assert gumbel.best_move(root) == 1
-    # The training target: softmax(log prior + sigma) over all 5 moves. sigma: move 0 and 4 (0.18667 + 0.1) / 0.7
-    # * 5.3 = 2.1705, move 1 2.2714, move 2 0, move 3 5.3. Exponentials: 0.1 e^2.1705 = 0.8762, 0.2 e^2.2714 =
-    # 1.9387, 0.3, 0.25 e^5.3 = 50.084, 0.15 e^2.1705 = 1.3143; their sum 54.513.
-    target = gumbel.improved_policy(root)
-    expected = [0.8762, 1.9387, 0.3, 50.084, 1.3143]
-    assert all(abs(target[m] - e / sum(expected)) < 2e-4 for m, e in enumerate(expected))
-
-
-def test_flat_monte_carlo_scores_for_the_player_to_move_either_side():
-    # X (first) on 0 1 8, O on 3 4: O to move wins at once on 5 (3 4 5), so its score is 1.0 for O, though the first
-    # player's result there is 0. X on 0 1, O on 3 8, X to move: its win at once on 2 scores 1.0. Other moves less.
-    o_to_move = _ttt(0b100000011, 0b11000)
-    scores = mcts.flat_monte_carlo(o_to_move, games.random_rollout, 50, seed=1)
-    assert scores[5] == 1.0 and all(0 <= s <= 1 for s in scores.values()) and min(scores.values()) < 1.0
-    x_to_move = _ttt(0b11, 0b100001000)
-    scores = mcts.flat_monte_carlo(x_to_move, games.random_rollout, 50, seed=1)
-    assert scores[2] == 1.0 and min(scores.values()) < 1.0
-
-
-def test_the_tactical_player_wins_at_once_before_it_blocks():
-    # X holds three in column 1 and O three in column 7, X to move: X wins in column 1 rather than block column 7.
-    # With X's three spread on the bottom row (columns 1, 3, 5: no four to make) it blocks column 7.
-    for moves, expected in (((0, 6, 0, 6, 0, 6), 0), ((0, 6, 2, 6, 4, 6), 6)):
-        s = games.ConnectFour()
-        for m in moves:
-            s.play(m)
-        assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {expected}
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# Pictures: every table drawn, the lines holding the tables' numbers; training's progress as data
-
-def assert_figures(folder, names):
-    """Exactly these PNG files, each a real image of a readable size."""
-    import matplotlib.image
-    assert {p.stem for p in folder.iterdir()} == names
-    for name in names:
-        path = folder / f"{name}.png"
-        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        height, width = matplotlib.image.imread(path).shape[:2]
-        assert 300 <= height <= 1500 and 500 <= width <= 1500, (name, height, width)
-
-
-def test_the_lab_part_1_figure_holds_the_tables_numbers():
-    row = evaluate.TicTacToeRow
-    r = {"ours": {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)}, "lab": evaluate.LAB["1"]}
-    fig = evaluate.plot_part_1(r)["lab_part_1"]
-    optimal, losses = fig.axes
-    lines = {line.get_label(): list(line.get_ydata()) for line in optimal.lines}
-    assert lines["policy: ours"] == [0.55, 0.8, 0.85] and lines["search: ours"] == [0.97, 0.99, 0.98]
-    assert lines["policy: the lab's"] == [0.574, 0.885]  # the lab has iterations 0 and 5, not 7
-    lines = {line.get_label(): list(line.get_ydata()) for line in losses.lines}
-    assert lines["search: ours"] == [40, 6, 3] and lines["search: the lab's"] == [42, 5]
-
-
-def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
-    row = evaluate.Connect4Row
-    r = {"ours": {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}, "lab": evaluate.LAB["2"],
-         "more_search": {0: 0.1, 50: 0.6}, "lab_more_search": evaluate.LAB["2_more_search"]}
-    figures = evaluate.plot_part_2(r)
-    lines = {line.get_label(): list(line.get_ydata()) for line in figures["lab_part_2"].axes[0].lines}
-    assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
-    more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
-            for line in figures["lab_part_2_more_search"].axes[0].lines}
-    assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
-    fig = evaluate.plot_part_3b({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]})["lab_part_3b"]
-    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
-    assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
-
-
-def test_the_article_figures_hold_the_searches_numbers():
-    r = evaluate.part_blog(argparse_namespace(quick=True, seed=0))
-    figures = evaluate.plot_blog(r)
-    run = r["go"]["runs"][0]
-    bars, share = figures["article_1_figure_2_go"].axes
-    assert [p.get_height() for p in bars.patches] == sorted(run["visits"].values(), reverse=True)[:10]
-    assert list(share.lines[0].get_ydata()) == list(run["b1_share"].values())
-    flat, visits = figures["article_1_figure_3_chess"].axes
-    chess = r["chess"]["figure"]
-    assert sorted(p.get_height() for p in flat.patches) == sorted(chess["flat"].values()) and len(visits.patches) == 26
-    left, right = figures["article_2_figure_2_puct"].axes
-    crack = left.lines[1]  # the crack's point on its curve: 1.5 x 0.25 x sqrt(40) / 12 = 0.198
-    assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
-
-
-def argparse_namespace(**kwargs):
-    import argparse
-    return argparse.Namespace(**kwargs)
-
-
-def test_the_recipe_figure_holds_its_curve():
-    r = {"curve": {10: {"policy: truth": {"fraction": 0.8}, "search 20: truth": {"fraction": 0.9},
-                        "search 20 v UCT-50": 0.6},
-                   20: {"policy: truth": {"fraction": 0.85}, "search 20: truth": {"fraction": 0.95},
-                        "search 20 v UCT-50": 0.7}}, "clock": {10: 40.0, 20: 90.0}}
-    fig = further.plot_recipe(r)["further_recipe"]
-    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
-    assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
-
-
 def test_training_writes_a_csv_row_an_iteration_and_resume_appends(tmp_path):
     import csv
     out, lines = str(tmp_path / "run.pt"), []
@@ -1675,61 +1879,3 @@ def test_the_readmes_figures_are_in_the_repository():
     shown = [name for doc in ("README.md", "FURTHER.md")
              for name in re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", open(os.path.join(here, doc)).read())]
     assert len(shown) >= 8 and all(os.path.isfile(os.path.join(here, name)) for name in shown)
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# The benchmark: positions from random games, each move valued by a public perfect solver
-
-def test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome():
-    # Won (the best value +5): the winning move is no error; a draw (0) or a loss (-3) thrown from it is one.
-    won = further.Position("end-easy", "", {0: 5, 1: 0, 2: -3, 3: 2})
-    assert [won.is_error(m) for m in range(4)] == [False, True, True, False]  # +2 wins too, if more slowly
-    drawn = further.Position("end-easy", "", {0: 0, 1: -1})
-    assert [drawn.is_error(m) for m in range(2)] == [False, True]
-    lost = further.Position("end-easy", "", {0: -2, 1: -7, 2: -1})  # every move loses: none is an error
-    assert not any(lost.is_error(m) for m in range(3))
-
-
-def test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with():
-    positions = further.read_benchmark()
-    assert len(positions) == 1200 and all(sum(p.set == s for p in positions) == 200 for s in further.SETS)
-    # The end-easy positions (more than 28 stones, few moves left) are quick to solve: the public solver's value of
-    # the position, its best move's, is ours
-    for p in [p for p in positions if p.set == "end-easy"][::20]:
-        s = p.state()
-        assert further.solve_connect4(s) == max(p.values.values()) and set(p.values) == set(s.legal_moves())
-
-
-def test_the_benchmark_job_counts_errors_by_set():
-    # An agent that always plays the lowest legal column: its error rate in a set is the share of that set's
-    # positions where the lowest column gives up the best outcome, counted here from the file directly
-    positions = [p for p in further.read_benchmark() if p.set in ("end-easy", "middle-medium")][::10]
-    lowest = lambda states, rngs: [s.legal_moves()[0] for s in states]
-    rates = further.Benchmark(lowest, positions, len(positions)).total(
-        further.Benchmark(lowest, positions, len(positions)).run(range(len(positions))))
-    for name in ("end-easy", "middle-medium"):
-        chosen = [p for p in positions if p.set == name]
-        assert rates[name] == round(sum(p.is_error(min(p.values)) for p in chosen) / len(chosen), 4)
-
-
-@pytest.mark.parametrize("pipeline", [0, 1])
-def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older(pipeline, monkeypatch):
-    # Synchronous: iteration k's games are played by the network after k - 1 trainings. Pipelined: by the one after
-    # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
-    # network). The same seed gives the same losses run after run.
-    cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
-    used, after, start = {}, {}, alphazero_plus.Run.start
-
-    def recording(run, net, seed, it):  # the first layer's weights of the network each iteration's games get
-        used[it] = net.w1.copy()
-        return start(run, net, seed, it)
-    monkeypatch.setattr(alphazero_plus.Run, "start", recording)
-    lines = []
-    alphazero_plus.train("tictactoe", cfg, workers=2, log=lines.append,
-                         on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
-    for it in range(1, 5):
-        assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
-    again = []
-    monkeypatch.setattr(alphazero_plus.Run, "start", start)
-    alphazero_plus.train("tictactoe", cfg, workers=2, log=again.append)
-    assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
