@@ -92,7 +92,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
             #    for the first player: one network then plays both sides, and a value changes sign with the view
 
-            # 4. Back up: each node on the path counts the visit and adds the value to W. A node's W is summed for
+            # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
             #    the player who moved into it (its parent's player to move), so that the parent picks the child
             #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
             #    so its sign flips before the first increment and again at each step up, as the players alternate.
@@ -273,7 +273,8 @@ def settings(game, **overrides):
     return cfg
 
 
-def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None, resume=False):
+def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=print, spent=None, resume=False,
+          replace=False):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. resume: go on from the checkpoint at `out` (its network,
     Adam's state and iterations; the replay window starts empty). Run, below the banner, shares the games among
@@ -288,7 +289,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
     if on_iteration and not done:
         on_iteration(0, net)
     replay = []
-    with Run(game, cfg, workers, out, done, log, spent) as run:
+    with Run(game, cfg, workers, out, done, log, spent, fresh=not (resume or replace)) as run:
         for it in range(done + 1, cfg["iterations"] + 1):
             x, pi, z = run.self_play(NumpyNet(net), seed, it)
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
@@ -324,8 +325,8 @@ def check_game(game, cfg):
     needs = [games.NetworkGame] + [games.Mirrored] * bool(cfg["mirror"])
     lacking = games.lacks(GAMES[game], *needs)
     if lacking:
-        raise ValueError(f"the game {game} has no {', '.join(lacking)}: see the contract in games.py" +
-                         (" (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(lacking) else ""))
+        mirror = " (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(lacking) else ""
+        raise ValueError(f"the game {game} has no {', '.join(lacking)}: see the contract in games.py{mirror}")
 
 
 def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop as Ctrl-C does, status 128 + signal
@@ -345,11 +346,11 @@ def play_games(game, net, n_games, cfg, seed):  # one worker's share of an itera
 class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives the Run itself
     """A training's worker processes, clock, checkpoint (claimed in PATH.lock), progress line and CSV, and its stop."""
 
-    def __init__(self, game, cfg, workers, out, done, log, spent):
-        self.game, self.cfg, self.out, self.log, self.done, self.saved = game, cfg, out, log, done, done
+    def __init__(self, game, cfg, workers, out, done, log, spent, fresh=True):
+        self.game, self.cfg, self.out, self.log, self.done = game, cfg, out, log, done
         self.workers, self.spent = workers or os.cpu_count(), {} if spent is None else spent
         if out is not None:
-            claim(out)
+            claim(out, fresh)
         self.pool = multiprocessing.Pool(self.workers, start_process, (True,)) if self.workers > 1 else None
         self.began = time.time()
 
@@ -368,7 +369,6 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
             with open(os.path.splitext(self.out)[0] + ".csv", "w" if it == 1 else "a") as f:
                 f.write("iteration,positions,value_loss,policy_loss,self_play_s,training_s\n" * (it == 1) +
                         f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n")
-            self.saved = it
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
                  f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
                  f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
@@ -380,12 +380,15 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
         if self.out:
             os.remove(f"{self.out}.lock")
         if kind is KeyboardInterrupt:  # what the checkpoint holds, and how to go on; the signal's status goes along
-            held = f"{self.out} holds iteration {self.saved}: add --resume to go on" if self.saved else "nothing saved"
-            raise KeyboardInterrupt(f"interrupted at iteration {self.saved + 1}; {held}", *error.args) from None
+            saved = load(self.out, as_net=False)["iterations_done"] if self.out and os.path.exists(self.out) else 0
+            held = f"{self.out} holds iteration {saved}: add --resume to go on" if saved else "nothing saved"
+            raise KeyboardInterrupt(f"interrupted at iteration {saved + 1}; {held}", *error.args) from None
 
 
-def claim(path):
-    """Refuse a path that cannot be written or that a live training writes (PATH.lock holds its process id)."""
+def claim(path, fresh=True):
+    """Refuse a path that cannot be written or that a live training writes (PATH.lock holds its process id), and,
+    for a fresh training, one that holds a training already (its checkpoint or its CSV): it is never replaced
+    unless asked (replace=True, --replace)."""
     try:
         other = int(open(f"{path}.lock").read())
         os.kill(other, 0)  # no error: that process is alive
@@ -394,6 +397,10 @@ def claim(path):
     if other or not path or os.path.isdir(path):
         raise ValueError(f"{path} is being written by another training, process {other}: choose another --out" if other
                          else f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
+    held = [p for p in (path, os.path.splitext(path)[0] + ".csv") if fresh and os.path.exists(p)]
+    if held:
+        raise ValueError(f"{' and '.join(held)} hold a training already: add --resume to go on with it, choose another "
+                         f"--out, or add --replace to start afresh over it")
     try:
         with open(f"{path}.lock", "w") as f:
             f.write(str(os.getpid()))
@@ -488,6 +495,8 @@ if __name__ == "__main__":
     parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
     parser.add_argument("--out", help="checkpoint path, saved every iteration (default GAME.pt)")
     parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
+    parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV: without "
+                        "it, a training refuses a path that holds one")
     parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
     parser.add_argument("--checkpoint", help="the checkpoint --play loads (default GAME.pt)")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
@@ -500,6 +509,8 @@ if __name__ == "__main__":
     for key in sorted(given - for_play if args.play else given & for_play - set(FLAGS)):
         parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
                                                              else "--play; training writes --out"))
+    if args.resume and args.replace:
+        parser.error("--resume goes on with --out's training and --replace starts afresh over it: choose one")
     if args.simulations == 0 and not args.play:
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
     if args.play and args.simulations == 0 and args.reuse_tree:
@@ -515,7 +526,7 @@ if __name__ == "__main__":
             play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["c_puct"],
                  cfg["reuse_tree"])
         else:
-            train(args.game, cfg, args.seed or 0, args.workers, path, resume=args.resume)
+            train(args.game, cfg, args.seed or 0, args.workers, path, resume=args.resume, replace=args.replace)
             print(f"\ncheckpoint: {path}\nplay against it: python alphazero.py --game {args.game} --play"
                   + (f" --checkpoint {path}" if path != default else ""))
     except ValueError as e:

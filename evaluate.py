@@ -520,11 +520,19 @@ def part_2_sizes(quick):
     return (4, 2, 50) if quick else (100, 50, 400)
 
 
-@functools.lru_cache(maxsize=None)
+PART_2 = {}  # part_2_training's results by (quick, seed, workers): trained once a run
+
+
+def part_2_trained(quick, seed, workers):
+    return (quick, seed, workers) in PART_2
+
+
 def part_2_training(quick, seed, workers):
     """Part 2's Connect Four training, once a run: (its settings, its snapshots {iteration: numpy network}, the
     seconds spent in self-play and training, the cumulative seconds at each snapshot, the seconds it took). Part 2
     measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be)."""
+    if part_2_trained(quick, seed, workers):
+        return PART_2[quick, seed, workers]
     cfg = alphazero.settings("connect4", iterations=2 if quick else None, games=10 if quick else None,
                              simulations=10 if quick else None)
     keep = (0, 2) if quick else (0, 10, 20, 40, 60)
@@ -532,7 +540,8 @@ def part_2_training(quick, seed, workers):
              f"{cfg['simulations']} simulations")
     t0 = time.time()
     nets, spent, clock = snapshots_of("connect4", cfg, seed, workers, keep)
-    return cfg, nets, spent, clock, time.time() - t0
+    PART_2[quick, seed, workers] = cfg, nets, spent, clock, time.time() - t0
+    return PART_2[quick, seed, workers]
 
 
 def part_2(args):
@@ -618,7 +627,12 @@ def part_3a(args):
 
 
 def part_3b(args):
-    _, nets, _, _, _ = part_2_training(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
+    first = not part_2_trained(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
+    if first:
+        progress("part 3b needs Part 2's final Connect Four network, not trained in this run: training it first")
+    t0 = time.time()
+    _, nets, spent, _, _ = part_2_training(args.quick, args.seed, args.workers)
+    t1 = time.time()
     net = nets[max(nets)]
     budgets, n_games = ((2, 4), 10) if args.quick else ((2, 4, 8, 16, 32, 64), 100)
     progress(f"part 3b: Gumbel against PUCT with the final Connect Four network, {n_games} games per budget")
@@ -630,7 +644,8 @@ def part_3b(args):
           f"random two-move openings, both colours)", ["simulations each", "Gumbel scores", "lab"],
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
     return {"ours": ours, "lab": LAB["3b"], "checks": [check(f"part 3b, {s} simulations: Gumbel's score", ours[s],
-                                                             LAB["3b"][s], n_games) for s in budgets]}
+                                                             LAB["3b"][s], n_games) for s in budgets],
+            **({"time_split": time_split(spent, t1 - t0, time.time() - t1)} if first else {})}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -790,7 +805,7 @@ def plot_runs(paths):
     for k, path in enumerate(paths):
         rows = read_run(path)
         its = [row["iteration"] for row in rows]
-        name = os.path.basename(path)
+        name = run_label(path)
         losses.plot(its, [row["value_loss"] for row in rows], "--", color=f"C{k}", label=f"{name}: value")
         losses.plot(its, [row["policy_loss"] for row in rows], "-", color=f"C{k}", label=f"{name}: policy")
         seconds.plot(its, [row["self_play_s"] for row in rows], "-", color=f"C{k}", label=f"{name}: self-play")
@@ -801,6 +816,18 @@ def plot_runs(paths):
     seconds.legend(fontsize="small")
     fig.suptitle("Training runs: " + ", ".join(os.path.basename(p) for p in paths))
     return fig
+
+
+def run_label(path):
+    """A run's name in the figure: its CSV's file name, and the algorithm and settings its checkpoint beside it
+    records (connect4.pt beside connect4.csv), where there is one."""
+    try:
+        ckpt = alphazero.load(os.path.splitext(path)[0] + ".pt", as_net=False)
+        cfg = ckpt.get("settings") or {}
+        return (f"{os.path.basename(path)} ({ckpt.get('algorithm', 'alphazero')}.py, {ckpt['game']}, "
+                f"{cfg.get('games', '?')} games x {cfg.get('simulations', '?')} simulations, hidden {ckpt['hidden']})")
+    except ValueError:  # no checkpoint beside it, or not one of these scripts'
+        return os.path.basename(path)
 
 
 def read_run(path):
@@ -904,6 +931,8 @@ PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (12, 1)
          "2": ("AlphaZero on Connect Four", part_2, (210, 3)),                # README's run; they drive the estimate
          "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (42, 5)),  # of the time left
          "3b": ("Gumbel v PUCT with the same network", part_3b, (7, 1))}
+NEEDS = {"3b": ("2", (170, 2))}  # a part that trains another's network when run without it: that part, and the
+#                                  seconds of its training, added to the estimate of the time left
 
 
 def write_json(path, results):
@@ -961,7 +990,7 @@ def measure_checkpoint(args):
     return ours
 
 
-def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None):
+def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, needs=None):
     """The command line of evaluate.py and of further.py: run the chosen parts ({name: (title, function, usual
     seconds)}) or measure one checkpoint, print a summary, write every number to JSON (by default json_path) and,
     with --plots, draw each part's figures (plots: {name: function of its results}). One pool of worker processes
@@ -1014,8 +1043,11 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     POOL = multiprocessing.Pool(args.workers, alphazero.start_process, (True,)) if args.workers > 1 else None
     results, seconds = {}, {}
     chosen = list(parts) if args.part in (None, "all") else [args.part]
-    PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick,
-                expected={name: usual for name, (_, _, usual) in parts.items()})
+    expected = {name: usual for name, (_, _, usual) in parts.items()}
+    for name, (other, extra) in (needs or {}).items():  # run without the part it needs: its training counts too
+        if name in chosen and other not in chosen:
+            expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
+    PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
     try:
         if args.checkpoint:
             results["checkpoint"] = measure(args)
@@ -1036,8 +1068,11 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     except ValueError as e:
         sys.exit(f"{parser.prog}: error: {e}")
     except KeyboardInterrupt as e:  # Ctrl-C (status 130), SIGTERM or SIGHUP (128 + the signal): one line
-        print(f"\ninterrupted; the parts that finished are in {args.json}", file=sys.stderr)
-        sys.exit(next((a for a in e.args if isinstance(a, int)), 130))
+        print(f"\ninterrupted; the parts that finished are in {args.json}", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        for worker in multiprocessing.active_children():  # killed here: a worker that the same signal (sent to
+            worker.kill()  # the whole group) killed mid-task can leave Pool.terminate waiting forever
+        os._exit(next((a for a in e.args if isinstance(a, int)), 130))
     finally:
         if POOL:
             POOL.terminate()
@@ -1045,4 +1080,4 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
 
 
 if __name__ == "__main__":
-    main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules)
+    main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules, needs=NEEDS)

@@ -3,11 +3,14 @@
     python mcts.py --game go       # Figure 2: the 7x7 corner, B1 is the vital point
     python mcts.py --game chess    # Figure 3: flat Monte Carlo takes the knight, the tree sees ...Re1#
 """
+import os
+import signal
+
+if __name__ == "__main__":  # Ctrl-C ends in one line from the first moment, while the imports below still load
+    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import argparse
 import math
-import os
 import random
-import signal
 import sys
 import time
 
@@ -50,7 +53,10 @@ def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
         # 3. Simulate: finish the game with random moves
         result = rollout(state, rng)
 
-        # 4. Back up: each node on the path counts the visit and scores the result for the player who moved into it
+        # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
+        #    the player who moved into it (its parent's player to move), so that the parent picks the child
+        #    with the best Q = W / N for itself. `result` is the first player's, so a node whose move the
+        #    second player made adds 1 - result instead.
         while node is not None:
             node.n += 1
             node.w += result if node.first_moved else 1 - result
@@ -133,7 +139,6 @@ def number_in(lo, hi):
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))  # Ctrl-C: one line
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1

@@ -4,11 +4,14 @@ rollout. The "network" here is a stand-in: uniform priors, or priors leaning on 
     python puct.py              # uniform priors against priors leaning 0.5 on B1, 1,000 simulations each
     python puct.py --seeds 4    # the same for seeds 0..3
 """
+import os
+import signal
+
+if __name__ == "__main__":  # Ctrl-C ends in one line from the first moment, while the imports below still load
+    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import argparse
 import math
-import os
 import random
-import signal
 import sys
 import time
 
@@ -47,7 +50,11 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
 
         # 3. Evaluate: the same call scored the position, so there is no rollout
 
-        # 4. Back up: each node on the path counts the visit and scores the result for the player who moved into it
+        # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
+        #    the player who moved into it (its parent's player to move), so that the parent picks the child
+        #    with the best Q = W / N for itself. `result` is the first player's, so a node whose move the
+        #    second player made adds 1 - result instead. An unvisited child counts Q = 0: on this scale of
+        #    [0, 1] a loss (on alphazero.py's [-1, 1], a draw).
         while node is not None:
             node.n += 1
             node.w += result if node.first_moved else 1 - result
@@ -139,7 +146,6 @@ def number_in(lo, hi):
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))  # Ctrl-C: one line
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1

@@ -1276,6 +1276,22 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
     assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
     assert all(len(r["checks"]) > 0 for r in results.values())
+    # Every part alone gives the whole run's numbers: nothing carries from one part to the next (a process's
+    # settings, a cache, a random stream, which worker runs which task). Only the seconds differ. Part 3b alone
+    # trains Part 2's network first, and says so before it starts.
+    timed = ("seconds", "median_seconds", "time_split")
+
+    def numbers(r):
+        if isinstance(r, dict):
+            return {k: numbers(v) for k, v in r.items() if k not in timed}
+        return [numbers(v) for v in r] if isinstance(r, list) else r
+    for part in results:
+        alone = run("evaluate.py", "--quick", "--part", part, "--json", str(tmp_path / f"{part}.json"))
+        assert alone.returncode == 0, alone.stderr[-2000:]
+        mine = json.loads((tmp_path / f"{part}.json").read_text())[part]
+        for key in set(results[part]) - set(timed) - ({"checks"} if part == "blog" else set()):  # (the article's
+            assert numbers(mine[key]) == numbers(results[part][key]), (part, key)  # checks include its seconds)
+        assert ("part 3b needs Part 2's final Connect Four network" in alone.stdout) == (part == "3b")
 
 
 def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
@@ -1679,6 +1695,52 @@ def training_with_a_first_checkpoint(path):
     return p
 
 
+def test_a_finished_training_is_never_replaced_unless_asked(tmp_path):
+    # A first training writes k.pt and k.csv; the same --out again, from this trainer or another, is refused in one
+    # line naming the three ways on, and both files are left as they were; --replace starts afresh over them.
+    out = tmp_path / "k.pt"
+    small = ["--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "4", "--steps", "2",
+             "--workers", "1", "--out", str(out)]
+    assert run("alphazero.py", *small).returncode == 0
+    before = out.read_bytes(), (tmp_path / "k.csv").read_text()
+    for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
+        result = run(script, *small)
+        assert result.returncode == 1 and result.stderr.strip() == (
+            f"{script}: error: {out} and {tmp_path / 'k.csv'} hold a training already: add --resume to go on with "
+            f"it, choose another --out, or add --replace to start afresh over it")
+    assert (out.read_bytes(), (tmp_path / "k.csv").read_text()) == before
+    assert run("gumbel.py", *small, "--replace").returncode == 0
+    assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
+
+
+def test_bad_checkpoints_and_csvs_are_named_in_words(tmp_path):
+    (tmp_path / "empty.pt").write_bytes(b"")
+    (tmp_path / "text.pt").write_text("a text file\n")
+    torch.save({"weights": [1.0]}, tmp_path / "dict.pt")
+    (tmp_path / "cols.csv").write_text("iteration,value_loss\n1,0.5\n")
+    cases = {"empty.pt": "is empty, not a checkpoint", "text.pt": "is not a checkpoint: torch cannot read it",
+             "dict.pt": "is a torch file but not a checkpoint of these scripts: no game, size and weights"}
+    for name, words in cases.items():
+        for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
+            assert exit_message(script, "--play", "--checkpoint", str(tmp_path / name)) == \
+                f"{script}: error: {tmp_path / name} {words}"
+    assert exit_message("evaluate.py", "--plot-run", str(tmp_path / "none.csv"), "--plots", str(tmp_path)) == \
+        f"evaluate.py: error: cannot read {tmp_path / 'none.csv'}: no such file"
+    assert exit_message("evaluate.py", "--plot-run", str(tmp_path / "cols.csv"), "--plots", str(tmp_path)) == \
+        f"evaluate.py: error: {tmp_path / 'cols.csv'} is not a training run's CSV: no column policy_loss, " \
+        f"self_play_s, training_s"
+
+
+def test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_plays(tmp_path):
+    path = tmp_path / "g.pt"
+    gumbel.save(gumbel.Net("tictactoe", 8), str(path))
+    for script, says in (("alphazero.py", f"{path} was trained by gumbel.py; alphazero.py's search plays it here"),
+                         ("gumbel.py", None)):
+        result = run(script, "--game", "tictactoe", "--play", "--checkpoint", str(path), stdin="")
+        assert result.returncode == 0 and (result.stdout.splitlines()[0] == says if says else
+                                           "was trained by" not in result.stdout)
+
+
 def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
     """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
     import re
@@ -1793,25 +1855,61 @@ def test_sigterm_and_sighup_stop_training_as_ctrl_c_does(tmp_path, sig, status):
     assert not (tmp_path / "c.pt.lock").exists()
 
 
-@pytest.mark.parametrize("argv, stdin", [(["alphazero.py", "--game", "tictactoe", "--out", "OUT"], None),
-                                         (["evaluate.py", "--part", "blog", "--json", "JSON"], None),
-                                         (["mcts.py", "--simulations", "1000000"], None),
-                                         (["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", "PT"],
-                                          subprocess.PIPE)])
-def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, tmp_path):
-    """Early (the imports take a second or more) and late (the game waits for a move): one line, status 130."""
+def started(argv, sign, stdin=None):
+    """A script in its own process group, as a terminal or a job scheduler starts it, once it shows `sign`: "loading"
+    (numpy's code is in its memory, so the lines above its imports, the signal handlers among them, have run), or
+    the start of a line it prints. No fixed sleep: on a busy machine a slow start only makes the wait longer."""
+    p = subprocess.Popen([sys.executable, *argv], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True, cwd=os.path.dirname(os.path.abspath(__file__)))
+    if sign == "loading":
+        while p.poll() is None:
+            try:
+                if "numpy" in open(f"/proc/{p.pid}/maps").read():
+                    break
+            except OSError:  # it has just ended
+                break
+            time.sleep(0.01)
+    else:
+        while (line := p.stdout.readline()) and not line.lstrip().startswith(sign):
+            pass
+    return p
+
+
+@pytest.mark.parametrize("argv, stdin, sign", [
+    (["alphazero.py", "--game", "tictactoe", "--out", "OUT"], None, "iteration   1/"),
+    (["evaluate.py", "--part", "blog", "--json", "JSON"], None, "["),
+    (["mcts.py", "--simulations", "1000000"], None, "Black to move"),
+    (["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", "PT"], subprocess.PIPE, "you move first")])
+def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, sign, tmp_path):
+    """Early (numpy is loading) and late (at work, or the game waiting for a move): one line, status 130."""
     import signal
     path = tmp_path / "t.pt"
     alphazero.save(alphazero.Net("tictactoe", 8), str(path))
-    for delay in (0.4, 2.5):  # 0.4 s: Python has started, torch is loading
-        names = {"PT": str(path), "OUT": str(tmp_path / "o.pt"), "JSON": str(tmp_path / "r.json")}
-        p = subprocess.Popen([sys.executable, *[names.get(a, a) for a in argv]], stdin=stdin,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             cwd=os.path.dirname(os.path.abspath(__file__)))
-        time.sleep(delay)
+    for when in ("loading", sign):
+        names = {"PT": str(path), "OUT": str(tmp_path / f"o{len(when)}.pt"), "JSON": str(tmp_path / "r.json")}
+        p = started([names.get(a, a) for a in argv], when, stdin)
         os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=600)
-        assert p.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (delay, err)
+        assert p.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (when, err)
+
+
+@pytest.mark.parametrize("argv", [["evaluate.py", "--part", "blog"], ["further.py", "--quick", "--part", "questions"]])
+def test_sigterm_to_the_process_group_ends_the_bench_scripts_in_one_line(argv, tmp_path):
+    # A job scheduler, or kill -- -PGID, sends SIGTERM to every process of the group, the workers too: the script
+    # ends as Ctrl-C does, with 128 + 15 = 143, and no process of its group is left.
+    import signal
+    p = started([*argv, "--json", str(tmp_path / "r.json")], "[")
+    os.killpg(p.pid, signal.SIGTERM)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 143 and err.strip() == f"interrupted; the parts that finished are in {tmp_path / 'r.json'}"
+    for _ in range(1000):  # the workers' exits are the kernel's to finish: a moment at most
+        try:
+            os.killpg(p.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.01)
+    else:
+        raise AssertionError("a process of the group is still alive")
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -1826,6 +1924,14 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, tmp_pat
     (["alphazero.py", "--seed", "-5"], "argument --seed: must be a number from 0 to 4294967295"),
     (["gumbel.py", "--considered", "0"], "argument --considered: must be a number from 1 to 1000"),
     (["alphazero_plus.py", "--pipeline", "2"], "argument --pipeline: must be a number from 0 to 1"),
+    (["alphazero_plus.py", "--solver", "2"], "argument --solver: must be a number from 0 to 1"),
+    (["alphazero_plus.py", "--random-moves", "1.5"], "argument --random-moves: must be a number from 0.0 to 1.0"),
+    (["alphazero_plus.py", "--full-fraction", "0"], "argument --full-fraction: must be a number from 0.01 to 1.0"),
+    (["alphazero_plus.py", "--opening-moves", "0"], "argument --opening-moves: must be a number from 1 to 1000"),
+    (["alphazero.py", "--play", "--simulations", "0", "--reuse-tree", "1"], "--reuse-tree 1 keeps a search's tree, "
+                                                                              "and --simulations 0 searches nothing: drop one"),
+    (["alphazero.py", "--resume", "--replace"], "--resume goes on with --out's training and --replace starts afresh "
+                                                "over it: choose one"),
     (["mcts.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
     (["mcts.py", "--simulations", "100000000"], "argument --simulations: must be a whole number from 1 to 10000000, "
                                                  "not '100000000'"),
@@ -1862,9 +1968,11 @@ def test_training_writes_a_csv_row_an_iteration_and_resume_appends(tmp_path):
     assert [int(row["iteration"]) for row in csv.DictReader(open(tmp_path / "run.csv"))] == [1, 2, 3]
     result = run("evaluate.py", "--plot-run", str(tmp_path / "run.csv"), "--plots", str(tmp_path))
     assert result.returncode == 0 and (tmp_path / "runs_run.png").read_bytes()[:4] == b"\x89PNG", result.stderr
+    assert result.stdout.strip() == f"the curves of 1 run(s): {tmp_path / 'runs_run.png'}"  # where it went
     fig = evaluate.plot_runs([str(tmp_path / "run.csv")])
     lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
-    assert lines["run.csv: policy"] == [float(row["policy_loss"]) for row in csv.DictReader(open(tmp_path / "run.csv"))]
+    label = "run.csv (alphazero.py, tictactoe, 4 games x 4 simulations, hidden 128)"  # what the checkpoint records
+    assert lines[f"{label}: policy"] == [float(r["policy_loss"]) for r in csv.DictReader(open(tmp_path / "run.csv"))]
 
 
 def test_plots_without_matplotlib_say_how_to_install_it(monkeypatch, tmp_path):
