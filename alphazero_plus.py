@@ -1,10 +1,11 @@
-"""AlphaZero, going further: alphazero.py plus seven changes, each a flag, that the lab's questions led to.
+"""AlphaZero, going further: alphazero.py plus eight changes, each a flag, that the lab's questions led to.
   --q-weight W        the value target mixes the game's outcome with the search's value of the position
   --random-openings F this fraction of self-play games starts from uniformly random moves (--opening-moves: how many)
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
   --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
   --pipeline 1        each iteration's games are played while the network trains on the last ones: every core busy
   --solver 1          MCTS-solver: the game's end is an exact value in the search, and proven wins and losses climb
+  --random-moves P    this fraction of self-play moves is uniformly random, though searched and kept as examples
   --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
@@ -39,7 +40,8 @@ SETTINGS = {  # the lab's settings and the going-further ones that beat them; ev
     "tictactoe": dict(hidden=128, iterations=40, games=100, simulations=100, temp_moves=4, steps=200, mirror=0,
                       random_openings=0.25),
     "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
-                     window=30, lr_final=1e-4, q_weight=1.0, random_openings=0.25, reuse_tree=1, pipeline=1)}
+                     window=30, lr_final=1e-4, q_weight=1.0, random_openings=0.5, opening_moves=30, random_moves=0.2,
+                     solver=1, reuse_tree=1, pipeline=1)}
 COMMON = dict(window=20, batch=256, lr=1e-3, lr_final=None, weight_decay=1e-4, c_puct=1.25, alpha=1.0, noise=0.25,
               net="mlp", reuse_tree=0, random_openings=0.0, opening_moves=1, q_weight=0.0, pipeline=0, solver=0,
               full_fraction=1.0, fast_simulations=8, random_moves=0.0)
@@ -515,7 +517,10 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
     def __exit__(self, kind, error, trace):
-        if self.pool:
+        if self.pool and kind is KeyboardInterrupt:  # killed here: a worker that the same signal (sent to the whole
+            for worker in multiprocessing.active_children():  # group) killed mid-task can leave Pool.terminate
+                worker.kill()  # waiting forever; the process then ends with os._exit (see the end)
+        elif self.pool:
             self.pool.terminate()
         if self.out:
             os.remove(f"{self.out}.lock")
@@ -677,7 +682,8 @@ if __name__ == "__main__":
         sys.exit(f"{parser.prog}: error: {e}")
     except KeyboardInterrupt as e:  # one line, and the status: 130 for Ctrl-C, 128 + the signal for the others
         text, status = [a for a in e.args if isinstance(a, str)], [a for a in e.args if isinstance(a, int)]
-        print("\n" + (text or ["bye" if args.play else "interrupted"])[0], file=sys.stderr)
-        sys.exit((status or [130])[0])
+        print("\n" + (text or ["bye" if args.play else "interrupted"])[0], file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit((status or [130])[0])  # not sys.exit: the pool's exit handler could wait for the killed workers
     except EOFError:
         print("\nbye")

@@ -362,6 +362,12 @@ def chess_rollout(state, rng, plies=6):
 TTT_LINES = [0b111 << (3 * r) for r in range(3)] + [0b1001001 << c for c in range(3)] + [0b100010001, 0b001010100]
 
 
+def mirror_columns(x, shape):
+    """The left-right mirror of x (one row or a batch), read as blocks of `shape` whose last axis is the columns."""
+    x = np.asarray(x)
+    return x.reshape(x.shape[:-1] + shape)[..., ::-1].reshape(x.shape)
+
+
 class TicTacToe:
     """Cells 0..8, cell = 3*row + col with row 0 at the top. X moves first."""
     n_actions, encoding_size, board_shape = 9, 18, (3, 3)  # encode(): 2 planes of board_shape, flattened
@@ -412,13 +418,11 @@ class TicTacToe:
     @staticmethod
     def mirror_encoding(x):
         """Left-right mirror of encode()'s output (works on a batch too): column c becomes 2 - c."""
-        x = np.asarray(x)
-        return x.reshape(x.shape[:-1] + (2, 3, 3))[..., ::-1].reshape(x.shape)
+        return mirror_columns(x, (2, 3, 3))
 
     @staticmethod
     def mirror_policy(p):
-        p = np.asarray(p)
-        return p.reshape(p.shape[:-1] + (3, 3))[..., ::-1].reshape(p.shape)
+        return mirror_columns(p, (3, 3))
 
     def move_name(self, move):
         return "abc"[move % 3] + str(3 - move // 3)  # a3 b3 c3 on the top row, like a chess board
@@ -491,13 +495,12 @@ class ConnectFour:
 
     @staticmethod
     def mirror_encoding(x):
-        """Left-right mirror of encode()'s output (works on a batch too)."""
-        x = np.asarray(x)
-        return x.reshape(x.shape[:-1] + (2, 6, 7))[..., ::-1].reshape(x.shape)
+        """Left-right mirror of encode()'s output (works on a batch too): column c becomes 6 - c."""
+        return mirror_columns(x, (2, 6, 7))
 
     @staticmethod
     def mirror_policy(p):
-        return np.asarray(p)[..., ::-1]
+        return mirror_columns(p, (7,))
 
     def move_name(self, move):
         return str(move + 1)  # columns 1..7 as printed under the board

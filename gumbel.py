@@ -417,7 +417,10 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
     def __exit__(self, kind, error, trace):
-        if self.pool:
+        if self.pool and kind is KeyboardInterrupt:  # killed here: a worker that the same signal (sent to the whole
+            for worker in multiprocessing.active_children():  # group) killed mid-task can leave Pool.terminate
+                worker.kill()  # waiting forever; the process then ends with os._exit (see the end)
+        elif self.pool:
             self.pool.terminate()
         if self.out:
             os.remove(f"{self.out}.lock")
@@ -568,7 +571,8 @@ if __name__ == "__main__":
         sys.exit(f"{parser.prog}: error: {e}")
     except KeyboardInterrupt as e:  # one line, and the status: 130 for Ctrl-C, 128 + the signal for the others
         text, status = [a for a in e.args if isinstance(a, str)], [a for a in e.args if isinstance(a, int)]
-        print("\n" + (text or ["bye" if args.play else "interrupted"])[0], file=sys.stderr)
-        sys.exit((status or [130])[0])
+        print("\n" + (text or ["bye" if args.play else "interrupted"])[0], file=sys.stderr, flush=True)
+        sys.stdout.flush()
+        os._exit((status or [130])[0])  # not sys.exit: the pool's exit handler could wait for the killed workers
     except EOFError:
         print("\nbye")
