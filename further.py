@@ -1,11 +1,11 @@
 """Going further: what the documents ask but do not measure. The exact Connect Four solver, the truth measure, the
 lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
 
-    python further.py                          # everything (about 48 minutes on 2 cores)
+    python further.py                          # everything (about 45 minutes on 2 cores)
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
-    python further.py --checkpoint connect4_plus.pt  # one Connect Four network: the truth, UCT-400, the solver
+    python further.py --checkpoint data/connect4_plus.pt  # a Connect Four network: the truth, UCT-400, the solver
                                                # player and the benchmark of positions from random games
 """
 import os
@@ -962,7 +962,8 @@ def check(args):
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
-         "recipe": ("a strong Connect Four player in 15 minutes", part_recipe, (1270, 20))}  # on the 2-core machine
+         "recipe": ("a strong Connect Four player", part_recipe, (1055, 18))}  # FURTHER.md's runs; the recipe's
+# 1,225 s less the lab's Part 2 training (171 s), which `needs` below adds back when the questions do not run first
 
 if __name__ == "__main__":
     evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS, add_arguments=add_arguments, check=check,
