@@ -22,6 +22,7 @@ import contextlib
 import gc
 import math
 import multiprocessing
+import multiprocessing.pool
 import sys
 import time
 
@@ -329,6 +330,17 @@ def check_game(game, cfg):
         raise ValueError(f"the game {game} has no {', '.join(lacking)}: see the contract in games.py{mirror}")
 
 
+def kill_workers(pool):
+    """After a signal: stop the pool from starting new workers (it replaces any that exits), then kill the ones it
+    has. Not Pool.terminate, which can wait forever for a worker that the same signal, sent to the whole process
+    group, killed mid-task; the pool's own handler is private, hence the underscore."""
+    pool._worker_handler._state = multiprocessing.pool.TERMINATE
+    pool._change_notifier.put(None)  # wakes the handler, which then sees the state and ends
+    pool._worker_handler.join(timeout=10)
+    for worker in multiprocessing.active_children():
+        worker.kill()
+
+
 def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop as Ctrl-C does, status 128 + signal
     raise KeyboardInterrupt(128 + signum)
 
@@ -375,9 +387,8 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
     def __exit__(self, kind, error, trace):
-        if self.pool and kind is KeyboardInterrupt:  # killed here: a worker that the same signal (sent to the whole
-            for worker in multiprocessing.active_children():  # group) killed mid-task can leave Pool.terminate
-                worker.kill()  # waiting forever; the process then ends with os._exit (see the end)
+        if self.pool and kind is KeyboardInterrupt:
+            kill_workers(self.pool)  # the process then ends with os._exit (see the end)
         elif self.pool:
             self.pool.terminate()
         if self.out:

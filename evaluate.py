@@ -1070,8 +1070,8 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     except KeyboardInterrupt as e:  # Ctrl-C (status 130), SIGTERM or SIGHUP (128 + the signal): one line
         print(f"\ninterrupted; the parts that finished are in {args.json}", file=sys.stderr, flush=True)
         sys.stdout.flush()
-        for worker in multiprocessing.active_children():  # killed here: a worker that the same signal (sent to
-            worker.kill()  # the whole group) killed mid-task can leave Pool.terminate waiting forever
+        if POOL:
+            alphazero.kill_workers(POOL)  # not terminate: see there
         os._exit(next((a for a in e.args if isinstance(a, int)), 130))
     finally:
         if POOL:
