@@ -4,7 +4,7 @@
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
   --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
   --pipeline 1        each iteration's games are played while the network trains on the last ones: every core busy
-  --solver 1          MCTS-solver: the game's end is an exact value in the search, and proven wins and losses climb
+  --solver 1          MCTS-solver: the game's end is exact in the search; proven wins and losses climb the tree
   --random-moves P    this fraction of self-play moves is uniformly random, though searched and kept as examples
   --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are

@@ -751,7 +751,7 @@ def part_questions(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# A strong Connect Four player, trained from zero in 15 minutes on two cores: the recipe's learning curve, then its
+# A strong Connect Four player, trained from zero on two cores: the recipe's learning curve, then its
 # final network measured as `--checkpoint` measures one. The bars: on every set of the benchmark, search with 600
 # simulations errs no more often than AlphaZero.jl's agent and the raw policy no more often than minimax of depth 5;
 # with 200 simulations it scores 0.95 against UCT-400 over 400 games; its training takes at most 6 times as long as
@@ -947,8 +947,9 @@ def search_options(cfg):
 
 
 def recipe_path(args):
-    """Where --part recipe saves its last network, weights only, beside the JSON: further.json -> further_recipe.pt."""
-    return os.path.splitext(args.json)[0] + "_recipe.pt"
+    """Where --part recipe saves its last network, weights only, beside the JSON: further.json -> further_recipe.pt
+    (further_recipe_quick.pt with --quick, so that a toy run never replaces a full run's network)."""
+    return os.path.splitext(args.json)[0] + ("_recipe_quick.pt" if args.quick else "_recipe.pt")
 
 
 def add_arguments(parser):
