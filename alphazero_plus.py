@@ -27,6 +27,7 @@ import gc
 import math
 import multiprocessing
 import multiprocessing.pool
+import shutil
 import sys
 import time
 
@@ -309,14 +310,15 @@ def choose_move(state, net, n_simulations, solver=False):
 
 def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, alpha=1.0, noise=0.25,
               reuse_tree=False, random_openings=0.0, q_weight=0.0, opening_moves=1, solver=False, full_fraction=1.0,
-              fast_simulations=8, random_moves=0.0):
+              fast_simulations=8, random_moves=0.0, on_move=None):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
     player to move, its visit distribution, and the game's outcome for that player (with --q-weight w, mixed with
     the search's value q of the position: (1 - w) z + w q, less noisy than a whole game's one result).
     --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and becomes an
     example with probability f; the others get a cheap search of fast_simulations, without noise, and only move.
     --random-moves p: a move is uniformly random with probability p, though its position was searched and is kept
-    as an example: the opponent then meets the kind of position a random game reaches (a win left in one, say)."""
+    as an example: the opponent then meets the kind of position a random game reaches (a win left in one, say).
+    on_move(games over, positions so far), if given, is told before each move (for a progress line)."""
     states = [GAMES[game]() for _ in range(n_games)]
     for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are
         if random_openings and rng.random() < random_openings:  # not examples: the positions they lead to are
@@ -333,6 +335,8 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
     played = [0] * n_games  # the moves each game's searches have chosen
     while True:
         live = [i for i in range(n_games) if not states[i].is_over()]
+        if on_move:
+            on_move(n_games - len(live), sum(map(len, history)))
         if not live:
             break
         full = {i for i in live if full_fraction >= 1 or rng.random() < full_fraction}
@@ -371,11 +375,12 @@ def self_play(game, net, n_games, n_simulations, temp_moves, rng, c_puct=1.25, a
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
-def fit(net, optimizer, data, steps, batch, rng):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
+def fit(net, optimizer, data, steps, batch, rng, on_step=None):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; on_step(steps done), if
+    given, is told after each (for a progress line)."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     losses = []
-    for _ in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
+    for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
@@ -384,6 +389,8 @@ def fit(net, optimizer, data, steps, batch, rng):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
+        if on_step:
+            on_step(step + 1)
     return np.mean(losses, axis=0)
 
 
@@ -432,7 +439,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
             for group in optimizer.param_groups:
                 group["lr"] = step_size(cfg, it)
-            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng, run.fitting)
             run.iteration_done(it, net, optimizer, losses, len(z))
             if on_iteration:
                 on_iteration(it, net)
@@ -443,8 +450,14 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
 
 # Plumbing: processes, signals, checkpoints, the terminal game, the command line ---------------------------------
 
-def start_process(worker=False):
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase that runs past the first gets a live line, redrawn so often
+COUNTS = None  # in a worker: its Run's shared counts (each job's games over and positions), set by start_process
+
+
+def start_process(worker=False, counts=None):
     """How every process of a run computes, set first thing in each (the README's Speed section has the numbers)."""
+    global COUNTS
+    COUNTS = counts
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default thresholds doubled self-play
@@ -481,13 +494,22 @@ def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop
     raise KeyboardInterrupt(128 + signum)
 
 
-def play_games(game, net, n_games, cfg, seed):  # one worker's share of an iteration's games, its own random stream
+def play_games(game, net, n_games, cfg, seed, counts=None, show=None):
+    """One worker's share of an iteration's games, with its own random stream. It counts its games over and positions
+    in its two slots of the Run's shared counts (a worker's COUNTS); in-process, the Run passes them and its show."""
+    counts, job = COUNTS if counts is None else counts, seed[-1]
+
+    def on_move(over, positions):
+        if counts is not None:
+            counts[2 * job], counts[2 * job + 1] = over, positions
+        if show:
+            show()
     gc.disable()  # the trees' nodes point to their parents: cycles, collected once when the games are done
     try:
         return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], np.random.default_rng(seed),
                          cfg["c_puct"], cfg["alpha"], cfg["noise"], cfg["reuse_tree"], cfg["random_openings"],
                          cfg["q_weight"], cfg["opening_moves"], cfg["solver"], cfg["full_fraction"],
-                         cfg["fast_simulations"], cfg["random_moves"])
+                         cfg["fast_simulations"], cfg["random_moves"], on_move)
     finally:
         gc.enable()
         gc.collect(0)  # generation 0 holds what the games made; a full collection would go through all of torch
@@ -501,23 +523,65 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
         self.workers, self.spent = workers or os.cpu_count(), {} if spent is None else spent
         if out is not None:
             claim(out, fresh)
-        self.pool = multiprocessing.Pool(self.workers, start_process, (True,)) if self.workers > 1 else None
+        self.counts = multiprocessing.RawArray("q", 2 * self.workers)  # each job's games over and positions so far
+        self.pool = multiprocessing.Pool(self.workers, start_process, (True, self.counts)) if self.workers > 1 else None
         self.began = time.time()
+        # the live line: on a terminal, from the main process only (not a training run inside a worker)
+        self.live = sys.stdout.isatty() and multiprocessing.parent_process() is None
+        self.playing = self.training = None  # (iteration, when it began) of the self-play, the training, under way
+        self.steps, self.drawn = 0, 0.0
 
     def start(self, net, seed, it):  # the iteration's games, shared among the workers, begin (with none: wait)
         n, w = self.cfg["games"], self.workers
         jobs = [(self.game, net, n // w + (k < n % w), self.cfg, (seed, it, k)) for k in range(min(n, w))]
+        self.counts[:], self.next = [0] * len(self.counts), it
+        self.playing = (it, time.time()) if self.pool else None  # in-process, they begin when collected
         return self.pool.starmap_async(play_games, jobs) if self.pool else jobs
 
     def collect(self, games):  # the games begun, once played: the wait counts as self-play
         t0 = time.time()
-        parts = games.get() if self.pool else [play_games(*job) for job in games]
+        if self.pool:
+            while not games.ready():  # the workers count into the shared counts; this process draws the line
+                games.wait(PROGRESS_EVERY)
+                self.show()
+            parts = games.get()
+        else:
+            self.playing = self.next, t0
+            parts = [play_games(*job, self.counts, self.show) for job in games]
         self.laps = t0, time.time()
+        self.playing, self.training = None, (self.next, self.laps[1])
         return [np.concatenate(p) for p in zip(*parts)]
+
+    def fitting(self, steps):  # Adam's steps done this iteration, told by fit
+        self.steps = steps
+        self.show()
+
+    def show(self):  # on a terminal, the iteration's work so far, on one line that the next replaces
+        now, parts = time.time(), []
+        if not self.live or now - self.drawn < PROGRESS_EVERY:
+            return
+        if self.training and now - self.training[1] >= PROGRESS_AFTER:  # (--pipeline: both, the games one ahead)
+            parts.append(f"iteration {self.training[0]}: {self.steps}/{self.cfg['steps']} Adam steps")
+        if self.playing and now - self.playing[1] >= PROGRESS_AFTER:
+            parts.append(f"iteration {self.playing[0]}: {sum(self.counts[0::2])}/{self.cfg['games']} games over, "
+                         f"{sum(self.counts[1::2])} moves")
+        if parts:
+            line = "; ".join(parts)[:shutil.get_terminal_size().columns - 1]  # one row: \r goes back to its start
+            sys.stdout.write(f"\r{line}\033[K")  # \033[K: clears what a longer line left
+            sys.stdout.flush()
+            self.drawn = now
+
+    def clear(self):  # the live line gives way to a line that stays
+        if self.drawn:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self.drawn = 0.0
 
     def iteration_done(self, it, net, optimizer, losses, positions):  # save, then print the progress line
         (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
         self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
+        self.training, self.steps = None, 0
+        self.clear()
         if self.out:  # the checkpoint, and beside it the progress as data: connect4.pt, connect4.csv
             save(net, self.out, optimizer, it, cfg)
             with open(os.path.splitext(self.out)[0] + ".csv", "w" if it == 1 else "a") as f:
@@ -529,6 +593,7 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
     def __exit__(self, kind, error, trace):
+        self.clear()
         if self.pool and kind is KeyboardInterrupt:
             kill_workers(self.pool)  # the process then ends with os._exit (see the end)
         elif self.pool:

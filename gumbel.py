@@ -18,6 +18,7 @@ import gc
 import math
 import multiprocessing
 import multiprocessing.pool
+import shutil
 import sys
 import time
 
@@ -267,14 +268,17 @@ def choose_move(state, net, n_simulations):
     return best_move(search([state], net, n_simulations)[0])
 
 
-def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
+def self_play(game, net, n_games, n_simulations, rng, max_considered=16, on_move=None):
     """Play n_games side by side, both sides searching; return the examples (x, pi, z): each position seen by the
-    player to move, the improved policy, and the game's outcome for that player."""
+    player to move, the improved policy, and the game's outcome for that player.
+    on_move(games over, positions so far), if given, is told before each move (for a progress line)."""
     states = [GAMES[game]() for _ in range(n_games)]
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
     while True:
         live = [i for i in range(n_games) if not states[i].is_over()]
+        if on_move:
+            on_move(n_games - len(live), sum(map(len, history)))
         if not live:
             break
         found = search([states[i] for i in live], net, n_simulations, max_considered, rng, cache)
@@ -294,11 +298,12 @@ def self_play(game, net, n_games, n_simulations, rng, max_considered=16):
     return np.array(x), np.array(pis), np.array(zs, dtype=np.float32)
 
 
-def fit(net, optimizer, data, steps, batch, rng):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
+def fit(net, optimizer, data, steps, batch, rng, on_step=None):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; on_step(steps done), if
+    given, is told after each (for a progress line)."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     losses = []
-    for _ in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
+    for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
@@ -307,6 +312,8 @@ def fit(net, optimizer, data, steps, batch, rng):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
+        if on_step:
+            on_step(step + 1)
     return np.mean(losses, axis=0)
 
 
@@ -341,7 +348,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
                 pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
-            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng, run.fitting)
             run.iteration_done(it, net, optimizer, losses, len(z))
             if on_iteration:
                 on_iteration(it, net)
@@ -350,8 +357,14 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
 
 # Plumbing: processes, signals, checkpoints, the terminal game, the command line ---------------------------------
 
-def start_process(worker=False):
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase that runs past the first gets a live line, redrawn so often
+COUNTS = None  # in a worker: its Run's shared counts (each job's games over and positions), set by start_process
+
+
+def start_process(worker=False, counts=None):
     """How every process of a run computes, set first thing in each (the README's Speed section has the numbers)."""
+    global COUNTS
+    COUNTS = counts
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default thresholds doubled self-play
@@ -388,10 +401,20 @@ def stop(signum, frame):  # SIGTERM and SIGHUP (`kill`, a closing terminal) stop
     raise KeyboardInterrupt(128 + signum)
 
 
-def play_games(game, net, n_games, cfg, seed):  # one worker's share of an iteration's games, its own random stream
+def play_games(game, net, n_games, cfg, seed, counts=None, show=None):
+    """One worker's share of an iteration's games, with its own random stream. It counts its games over and positions
+    in its two slots of the Run's shared counts (a worker's COUNTS); in-process, the Run passes them and its show."""
+    counts, job = COUNTS if counts is None else counts, seed[-1]
+
+    def on_move(over, positions):
+        if counts is not None:
+            counts[2 * job], counts[2 * job + 1] = over, positions
+        if show:
+            show()
     gc.disable()  # the trees' nodes point to their parents: cycles, collected once when the games are done
     try:
-        return self_play(game, net, n_games, cfg["simulations"], np.random.default_rng(seed), cfg["considered"])
+        return self_play(game, net, n_games, cfg["simulations"], np.random.default_rng(seed), cfg["considered"],
+                         on_move)
     finally:
         gc.enable()
         gc.collect(0)  # generation 0 holds what the games made; a full collection would go through all of torch
@@ -405,19 +428,60 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
         self.workers, self.spent = workers or os.cpu_count(), {} if spent is None else spent
         if out is not None:
             claim(out, fresh)
-        self.pool = multiprocessing.Pool(self.workers, start_process, (True,)) if self.workers > 1 else None
+        self.counts = multiprocessing.RawArray("q", 2 * self.workers)  # each job's games over and positions so far
+        self.pool = multiprocessing.Pool(self.workers, start_process, (True, self.counts)) if self.workers > 1 else None
         self.began = time.time()
+        # the live line: on a terminal, from the main process only (not a training run inside a worker)
+        self.live = sys.stdout.isatty() and multiprocessing.parent_process() is None
+        self.playing = self.training = None  # (iteration, when it began) of the self-play, the training, under way
+        self.steps, self.drawn = 0, 0.0
 
     def self_play(self, net, seed, it):  # the iteration's games, shared among the workers
         t0, n, w = time.time(), self.cfg["games"], self.workers
         jobs = [(self.game, net, n // w + (k < n % w), self.cfg, (seed, it, k)) for k in range(min(n, w))]
-        parts = self.pool.starmap(play_games, jobs) if self.pool else [play_games(*job) for job in jobs]
+        self.counts[:], self.playing = [0] * len(self.counts), (it, t0)
+        if self.pool:
+            games = self.pool.starmap_async(play_games, jobs)
+            while not games.ready():  # the workers count into the shared counts; this process draws the line
+                games.wait(PROGRESS_EVERY)
+                self.show()
+            parts = games.get()
+        else:
+            parts = [play_games(*job, self.counts, self.show) for job in jobs]
         self.laps = t0, time.time()
+        self.playing, self.training = None, (it, self.laps[1])
         return [np.concatenate(p) for p in zip(*parts)]
+
+    def fitting(self, steps):  # Adam's steps done this iteration, told by fit
+        self.steps = steps
+        self.show()
+
+    def show(self):  # on a terminal, the iteration's work so far, on one line that the next replaces
+        now, parts = time.time(), []
+        if not self.live or now - self.drawn < PROGRESS_EVERY:
+            return
+        if self.training and now - self.training[1] >= PROGRESS_AFTER:
+            parts.append(f"iteration {self.training[0]}: {self.steps}/{self.cfg['steps']} Adam steps")
+        if self.playing and now - self.playing[1] >= PROGRESS_AFTER:
+            parts.append(f"iteration {self.playing[0]}: {sum(self.counts[0::2])}/{self.cfg['games']} games over, "
+                         f"{sum(self.counts[1::2])} moves")
+        if parts:
+            line = "; ".join(parts)[:shutil.get_terminal_size().columns - 1]  # one row: \r goes back to its start
+            sys.stdout.write(f"\r{line}\033[K")  # \033[K: clears what a longer line left
+            sys.stdout.flush()
+            self.drawn = now
+
+    def clear(self):  # the live line gives way to a line that stays
+        if self.drawn:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self.drawn = 0.0
 
     def iteration_done(self, it, net, optimizer, losses, positions):  # save, then print the progress line
         (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
         self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
+        self.training, self.steps = None, 0
+        self.clear()
         if self.out:  # the checkpoint, and beside it the progress as data: connect4.pt, connect4.csv
             save(net, self.out, optimizer, it, cfg)
             with open(os.path.splitext(self.out)[0] + ".csv", "w" if it == 1 else "a") as f:
@@ -429,6 +493,7 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
     def __exit__(self, kind, error, trace):
+        self.clear()
         if self.pool and kind is KeyboardInterrupt:
             kill_workers(self.pool)  # the process then ends with os._exit (see the end)
         elif self.pool:

@@ -4,6 +4,7 @@ Truth comes from outside the code under test: known counts, hand-checked positio
 whose outcome is certain."""
 
 import math
+import multiprocessing
 import os
 import random
 import subprocess
@@ -602,7 +603,7 @@ class InProcessPool:
 
     def starmap_async(self, fn, jobs):
         done = self.starmap(fn, jobs)
-        return type("Done", (), {"get": lambda self: done})()
+        return type("Done", (), {"get": lambda self: done, "ready": lambda self: True})()
 
     def terminate(self):
         pass
@@ -628,6 +629,66 @@ def test_each_worker_and_each_iteration_plays_its_own_games(module, monkeypatch)
     played.clear()
     module.train("tictactoe", cfg, seed=7, workers=2, log=lambda line: None)
     assert played == first
+
+
+class Terminal:
+    """A stand-in for sys.stdout: what was written, and whether it says it is a terminal."""
+    def __init__(self, tty):
+        self.tty, self.text = tty, ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def live_line_in_worker():  # a Run made inside a pool's worker, whose stdout is a terminal: does it draw?
+    sys.stdout = Terminal(True)
+    with alphazero.Run("tictactoe", alphazero.settings("tictactoe"), 1, None, 0, print, None) as run:
+        return run.live
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, monkeypatch):
+    # The live line is drawn once a phase has run PROGRESS_AFTER seconds, at most every PROGRESS_EVERY; both 0 here,
+    # so it is drawn at every move of self-play (in-process) and every Adam step: 2 iterations of 8 games and 7 steps.
+    monkeypatch.setattr(module, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(module, "PROGRESS_EVERY", 0.0)
+    cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=7)
+    screen = Terminal(True)
+    monkeypatch.setattr(sys, "stdout", screen)
+    module.train("tictactoe", cfg, seed=0, workers=1)  # its log prints each iteration's line on the same screen
+    drawn, lines = screen.text.split("\r"), [row.rsplit("\r", 1)[1] for row in screen.text.split("\n")[:-1]]
+    assert [line[:19] for line in lines] == ["\033[Kiteration   1/2 ", "\033[Kiteration   2/2 "]  # the live line cleared
+    for it, line in ((1, lines[0]), (2, lines[1])):  # the positions the iteration's line counts, moved to
+        positions = int(line.split("positions")[1].split()[0])
+        assert f"iteration {it}: 0/8 games over, 0 moves\033[K" in drawn
+        assert f"iteration {it}: 8/8 games over, {positions} moves\033[K" in drawn
+        assert [f"iteration {it}: {k}/7 Adam steps\033[K" in drawn for k in range(1, 8)] == [True] * 7
+    for tty, after in ((False, 0.0), (True, 1e9)):  # not a terminal; a terminal, but no phase ran long enough
+        monkeypatch.setattr(module, "PROGRESS_AFTER", after)
+        monkeypatch.setattr(sys, "stdout", Terminal(tty))
+        module.train("tictactoe", cfg, seed=0, workers=1, log=lambda line: None)
+        assert sys.stdout.text == ""
+    monkeypatch.setattr(sys, "stdout", Terminal(True))
+    with multiprocessing.Pool(1) as pool:  # a training inside a worker (evaluate.py's small runs) draws nothing
+        assert pool.apply(live_line_in_worker) is False
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_the_workers_count_their_games_where_the_live_line_reads_them(module):
+    # Two worker processes write into the Run's shared counts: at the end, all 9 games over, and as many moves made
+    # as positions came back (tic-tac-toe: no mirror).
+    cfg = module.settings("tictactoe", games=9, simulations=4)
+    kind = (cfg["net"],) if module is alphazero_plus else ()  # alphazero_plus's Net takes its kind too
+    net = module.NumpyNet(module.Net("tictactoe", cfg["hidden"], *kind))
+    with module.Run("tictactoe", cfg, 2, None, 0, print, None) as run:
+        x, pi, z = run.self_play(net, 0, 1) if module is not alphazero_plus else run.collect(run.start(net, 0, 1))
+        assert sum(run.counts[0::2]) == 9 and sum(run.counts[1::2]) == len(z) > 9 * 5  # tic-tac-toe: 5 moves at least
 
 
 def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch):
