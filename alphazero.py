@@ -315,13 +315,14 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
 # Plumbing: processes, signals, checkpoints, the terminal game, the command line ---------------------------------
 
 PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase that runs past the first gets a live line, redrawn so often
-COUNTS = None  # in a worker: its Run's shared counts (each job's games over and positions), set by start_process
+COUNTS = None  # in a Run's worker: the shared counts (each job's games over and positions), set by start_process
+ONE_TASK = False  # in a Run's forked worker: it plays one share of games, then exits (see Run)
 
 
-def start_process(worker=False, counts=None):
+def start_process(worker=False, counts=None, one_task=False):
     """How every process of a run computes, set first thing in each (the README's Speed section has the numbers)."""
-    global COUNTS
-    COUNTS = counts
+    global COUNTS, ONE_TASK
+    COUNTS, ONE_TASK = counts, one_task
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are millions of small objects: the default thresholds doubled self-play
@@ -373,8 +374,9 @@ def play_games(game, net, n_games, cfg, seed, counts=None, show=None):
         return self_play(game, net, n_games, cfg["simulations"], cfg["temp_moves"], np.random.default_rng(seed),
                          cfg["c_puct"], cfg["alpha"], cfg["noise"], cfg["reuse_tree"], on_move)
     finally:
-        gc.enable()
-        gc.collect(0)  # generation 0 holds what the games made; a full collection would go through all of torch
+        if not ONE_TASK:  # (a worker that exits next leaves the trees to its exit: the system takes them back at once)
+            gc.enable()
+            gc.collect(0)  # generation 0 holds what the games made; a full collection would go through all of torch
 
 
 class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives the Run itself
@@ -386,7 +388,12 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
         if out is not None:
             claim(out, fresh)
         self.counts = multiprocessing.RawArray("q", 2 * self.workers)  # each job's games over and positions so far
-        self.pool = multiprocessing.Pool(self.workers, start_process, (True, self.counts)) if self.workers > 1 else None
+        # a forked worker plays one share of games and exits, and the pool forks a fresh one in milliseconds: collecting
+        # the trees' cycles (each node points to its parent) cost a quarter of the games' time. A spawned worker
+        # (macOS, Windows) would import torch again each time: there they stay.
+        fork = multiprocessing.get_start_method() == "fork"
+        self.pool = multiprocessing.Pool(self.workers, start_process, (True, self.counts, fork),
+                                         maxtasksperchild=1 if fork else None) if self.workers > 1 else None
         self.began = time.time()
         # the live line: on a terminal, from the main process only (not a training run inside a worker)
         self.live = sys.stdout.isatty() and multiprocessing.parent_process() is None

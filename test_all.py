@@ -3,6 +3,7 @@
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs
 whose outcome is certain."""
 
+import gc
 import math
 import multiprocessing
 import os
@@ -594,7 +595,7 @@ def test_values_flip_sign_at_each_ply():
 
 class InProcessPool:
     """multiprocessing.Pool's calls that Run makes, run in this process, so that a test sees every worker's job."""
-    def __init__(self, *args):
+    def __init__(self, *args, **kwargs):
         self.jobs = []
 
     def starmap(self, fn, jobs):
@@ -629,6 +630,33 @@ def test_each_worker_and_each_iteration_plays_its_own_games(module, monkeypatch)
     played.clear()
     module.train("tictactoe", cfg, seed=7, workers=2, log=lambda line: None)
     assert played == first
+
+
+def play_games_noting_its_process(*job):  # alphazero's play_games, then which process played, and whether gc is on
+    out = PLAY_GAMES(*job)
+    with open(os.environ["PLAYED_BY"], "a") as f:
+        f.write(f"{os.getpid()} {gc.isenabled()}\n")
+    return out
+
+
+PLAY_GAMES = alphazero.play_games
+
+
+def test_forked_workers_play_one_share_each_and_leave_their_trees_to_their_exit(tmp_path, monkeypatch):
+    # Forked, each of the 2 iterations x 2 workers' shares is played by a fresh process that exits after it, with the
+    # garbage collector still off (the trees go with the process): 4 process ids, none of them this one's. In-process
+    # the trees are collected: gc back on, in this process.
+    monkeypatch.setenv("PLAYED_BY", str(tmp_path / "played"))
+    monkeypatch.setattr(alphazero, "play_games", play_games_noting_its_process)
+    cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=4, steps=1)
+    alphazero.train("tictactoe", cfg, workers=2, log=lambda line: None)
+    rows = [line.split() for line in (tmp_path / "played").read_text().splitlines()]
+    assert multiprocessing.get_start_method() == "fork"  # Linux's (the README says what happens elsewhere)
+    assert len(rows) == 4 and len({pid for pid, _ in rows} - {str(os.getpid())}) == 4 and {on for _, on in rows} == \
+        {"False"}
+    (tmp_path / "played").unlink()
+    alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
+    assert (tmp_path / "played").read_text().split() == [str(os.getpid()), "True"] * 2
 
 
 class Terminal:
