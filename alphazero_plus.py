@@ -450,7 +450,7 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
 
 # Plumbing: processes, signals, checkpoints, the terminal game, the command line ---------------------------------
 
-PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase that runs past the first gets a live line, redrawn so often
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
 COUNTS = None  # in a Run's worker: the shared counts (each job's games over and positions), set by start_process
 ONE_TASK = False  # in a Run's forked worker: it plays one share of games, then exits (see Run)
 
