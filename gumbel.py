@@ -360,6 +360,8 @@ def train(game, cfg, seed=0, workers=None, out=None, on_iteration=None, log=prin
 PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
 COUNTS = None  # in a Run's worker: the shared counts (each job's games over and positions), set by start_process
 ONE_TASK = False  # in a Run's forked worker: it plays one share of games, then exits (see Run)
+ONE_TASK_FROM = 1_000  # ...from this many games x simulations an iteration: a fork costs about as much as collecting
+                       # the trees of a share of 500 (two workers), a few hundredths of a second
 
 
 def start_process(worker=False, counts=None, one_task=False):
@@ -433,10 +435,10 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
         self.counts = multiprocessing.RawArray("q", 2 * self.workers)  # each job's games over and positions so far
         # a forked worker plays one share of games and exits, and the pool forks a fresh one in milliseconds: collecting
         # the trees' cycles (each node points to its parent) cost a quarter of the games' time. A spawned worker
-        # (macOS, Windows) would import torch again each time: there they stay.
-        fork = multiprocessing.get_start_method() == "fork"
-        self.pool = multiprocessing.Pool(self.workers, start_process, (True, self.counts, fork),
-                                         maxtasksperchild=1 if fork else None) if self.workers > 1 else None
+        # (macOS, Windows) would import torch again each time, and small shares cost less to collect: those stay.
+        one_task = multiprocessing.get_start_method() == "fork" and cfg["games"] * cfg["simulations"] >= ONE_TASK_FROM
+        self.pool = multiprocessing.Pool(self.workers, start_process, (True, self.counts, one_task),
+                                         maxtasksperchild=1 if one_task else None) if self.workers > 1 else None
         self.began = time.time()
         # the live line: on a terminal, from the main process only (not a training run inside a worker)
         self.live = sys.stdout.isatty() and multiprocessing.parent_process() is None
@@ -447,8 +449,8 @@ class Run(contextlib.AbstractContextManager):  # `with Run(...) as run` gives th
         t0, n, w = time.time(), self.cfg["games"], self.workers
         jobs = [(self.game, net, n // w + (k < n % w), self.cfg, (seed, it, k)) for k in range(min(n, w))]
         self.counts[:], self.playing = [0] * len(self.counts), (it, t0)
-        if self.pool:
-            games = self.pool.starmap_async(play_games, jobs)
+        if self.pool:  # (chunksize given: between two one-task workers the pool can hold none to divide the jobs by)
+            games = self.pool.starmap_async(play_games, jobs, chunksize=1)
             while not games.ready():  # the workers count into the shared counts; this process draws the line
                 games.wait(PROGRESS_EVERY)
                 self.show()

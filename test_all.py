@@ -602,7 +602,7 @@ class InProcessPool:
         self.jobs.extend(jobs)
         return [fn(*job) for job in jobs]
 
-    def starmap_async(self, fn, jobs):
+    def starmap_async(self, fn, jobs, chunksize=None):
         done = self.starmap(fn, jobs)
         return type("Done", (), {"get": lambda self: done, "ready": lambda self: True})()
 
@@ -643,18 +643,21 @@ PLAY_GAMES = alphazero.play_games
 
 
 def test_forked_workers_play_one_share_each_and_leave_their_trees_to_their_exit(tmp_path, monkeypatch):
-    # Forked, each of the 2 iterations x 2 workers' shares is played by a fresh process that exits after it, with the
-    # garbage collector still off (the trees go with the process): 4 process ids, none of them this one's. In-process
-    # the trees are collected: gc back on, in this process.
+    # 2 iterations x 2 workers x 2 games x 4 simulations: 16 games x simulations an iteration. With ONE_TASK_FROM 16,
+    # each share is played by a fresh process that exits after it with the garbage collector still off (the trees go
+    # with it): 4 process ids. With 17 the two workers stay and collect: 2. None is this process; with one worker,
+    # the games are played here and collected.
     monkeypatch.setenv("PLAYED_BY", str(tmp_path / "played"))
     monkeypatch.setattr(alphazero, "play_games", play_games_noting_its_process)
     cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=4, steps=1)
-    alphazero.train("tictactoe", cfg, workers=2, log=lambda line: None)
-    rows = [line.split() for line in (tmp_path / "played").read_text().splitlines()]
     assert multiprocessing.get_start_method() == "fork"  # Linux's (the README says what happens elsewhere)
-    assert len(rows) == 4 and len({pid for pid, _ in rows} - {str(os.getpid())}) == 4 and {on for _, on in rows} == \
-        {"False"}
-    (tmp_path / "played").unlink()
+    for start, processes, gc_on in ((16, 4, "False"), (17, 2, "True")):
+        monkeypatch.setattr(alphazero, "ONE_TASK_FROM", start)
+        alphazero.train("tictactoe", cfg, workers=2, log=lambda line: None)
+        rows = [line.split() for line in (tmp_path / "played").read_text().splitlines()]
+        assert len(rows) == 4 and len({pid for pid, _ in rows} - {str(os.getpid())}) == processes
+        assert {on for _, on in rows} == {gc_on}
+        (tmp_path / "played").unlink()
     alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
     assert (tmp_path / "played").read_text().split() == [str(os.getpid()), "True"] * 2
 
@@ -691,7 +694,7 @@ def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, mon
     monkeypatch.setattr(sys, "stdout", screen)
     module.train("tictactoe", cfg, seed=0, workers=1)  # its log prints each iteration's line on the same screen
     drawn, lines = screen.text.split("\r"), [row.rsplit("\r", 1)[1] for row in screen.text.split("\n")[:-1]]
-    assert [line[:19] for line in lines] == ["\033[Kiteration   1/2 ", "\033[Kiteration   2/2 "]  # the live line cleared
+    assert [line[:19] for line in lines] == ["\033[Kiteration   1/2 ", "\033[Kiteration   2/2 "]  # live line cleared
     for it, line in ((1, lines[0]), (2, lines[1])):  # the positions the iteration's line counts, moved to
         positions = int(line.split("positions")[1].split()[0])
         assert f"iteration {it}: 0/8 games over, 0 moves\033[K" in drawn
