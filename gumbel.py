@@ -414,7 +414,7 @@ def play_games(game, net, n_games, cfg, seed, counts=None, show=None):
             counts[2 * job], counts[2 * job + 1] = over, positions
         if show:
             show()
-    gc.disable()  # the trees' nodes point to their parents: cycles, collected once when the games are done
+    gc.disable()  # the trees' nodes point to their parents: cycles, freed once, when the games are done (below)
     try:
         return self_play(game, net, n_games, cfg["simulations"], np.random.default_rng(seed), cfg["considered"],
                          on_move)
