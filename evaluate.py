@@ -21,7 +21,6 @@ import functools
 import importlib
 import json
 import math
-import multiprocessing
 import statistics
 import sys
 import time
@@ -401,11 +400,16 @@ class OptimalMoves:
         return sum(counts) / self.size
 
 
-POOL = None  # the worker processes, shared by every part of the run
+POOL = games.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
 
 
 def parallel(fn, tasks):
-    return POOL.map(fn, tasks, chunksize=1) if POOL else list(map(fn, tasks))
+    """[fn(task) for task in tasks], in the worker processes."""
+    return POOL.map(apply, [dict(fn=fn, task=task) for task in tasks])
+
+
+def apply(fn, task):
+    return fn(task)
 
 
 def chunks(n, k):
@@ -443,8 +447,8 @@ def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=No
             nets[it], clock[it] = trainer.NumpyNet(net), round(sum(spent.values()), 1)
         if save_last and it == cfg["iterations"]:
             trainer.save(net, save_last, cfg=cfg)
-    trainer.train(game, cfg, seed=seed, workers=workers, on_iteration=keep_snapshot,
-                    log=lambda line: print("  " + line, flush=True), spent=spent)
+    trainer.train(game, cfg, seed, trainer.Run(workers, log=lambda line: print("  " + line, flush=True), spent=spent),
+                  on_iteration=keep_snapshot)
     return nets, spent, clock
 
 
@@ -456,11 +460,12 @@ def time_split(spent, train_seconds, measure_seconds):
             "training": round(train_seconds * spent["training"] / total, 1), "measuring": round(measure_seconds, 1)}
 
 
-def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero"):
-    """Optimal-move fraction and games against the perfect player, for the raw policy and for search."""
+def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero", **options):
+    """Optimal-move fraction and games against the perfect player, for the raw policy and for search (options: the
+    search's, see Agent)."""
     jobs = {}
     for label, sims in (("policy", 0), ("search", n_simulations)):
-        agent = Agent(net, sims, algorithm)
+        agent = Agent(net, sims, algorithm, **options)
         jobs[f"{tag}{label}_optimal"] = OptimalMoves(agent, n_positions)
         jobs[f"{tag}{label}_games"] = Match("tictactoe", agent, perfect_player, n_games, seed, opening=0)
     return jobs
@@ -505,10 +510,11 @@ def part_1(args):
     return {"ours": ours, "lab": LAB["1"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
-def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero"):
-    """The raw policy against the tactical player; search against random, tactical and UCT-400."""
+def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero", **options):
+    """The raw policy against the tactical player; search against random, tactical and UCT-400 (options: the
+    search's, see Agent)."""
     n_tactical, n_other, uct = sizes
-    agent = Agent(net, n_simulations, algorithm)
+    agent = Agent(net, n_simulations, algorithm, **options)
     return {f"{tag}policy_v_tactical": Match("connect4", Agent(net, 0), tactical_player, n_tactical, seed),
             f"{tag}search_v_random": Match("connect4", agent, random_player, n_other, seed),
             f"{tag}search_v_tactical": Match("connect4", agent, tactical_player, n_tactical, seed),
@@ -586,7 +592,7 @@ def train_one(job):
     module, game, cfg, seed, keep = job  # the module by name: modules don't pickle
     trainer = importlib.import_module(module)
     nets, spent = {}, {}
-    trainer.train(game, cfg, seed=seed, workers=1, log=lambda line: None, spent=spent,
+    trainer.train(game, cfg, seed, trainer.Run(1, log=lambda line: None, spent=spent),
                   on_iteration=lambda it, net: nets.update({it: trainer.NumpyNet(net)}) if it in keep else None)
     return nets, spent
 
@@ -963,24 +969,32 @@ def writable(path):
 
 
 def load_any(path):
-    """A checkpoint of any of the trainers, as a NumpyNet, with the name of the algorithm that trained it."""
-    algorithm = alphazero.load(path, as_net=False).get("algorithm", "alphazero")
+    """A checkpoint of any of the trainers, as a NumpyNet, with the name of the algorithm that trained it and the
+    options its search takes from the settings the checkpoint records (see search_options)."""
+    ckpt = alphazero.load(path, as_net=False)
+    algorithm = ckpt.get("algorithm", "alphazero")
     module = ALGORITHMS.get(algorithm, alphazero)
-    return module.NumpyNet(module.load(path)), algorithm
+    return module.NumpyNet(module.load(path)), algorithm, search_options(ckpt.get("settings") or {})
+
+
+def search_options(cfg):
+    """How a network trained with the settings cfg searches: the one rule of evaluate.py's and further.py's
+    --checkpoint reports. The algorithm's search, with alphazero_plus's solver if the training had it."""
+    return {"solver": True} if cfg.get("solver") else {}
 
 
 def measure_checkpoint(args):
-    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks, its search
-    being the algorithm that trained it."""
-    net, algorithm = load_any(args.checkpoint)
-    n_simulations = alphazero.SETTINGS[net.game]["simulations"]
+    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks (at the
+    lab's simulations), searching as the algorithm that trained it, with the options its settings record."""
+    net, algorithm, options = load_any(args.checkpoint)
+    n_simulations = alphazero.settings(net.game)["simulations"]
     if net.game == "connect4":
-        jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed, algorithm=algorithm)
+        jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed, "", algorithm, **options)
         ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs, args.workers).items()}
         rows = [[key.replace("_v_", " v "), f"{jobs[key].size} games", ours[key]] for key in jobs]
     else:
-        jobs = tictactoe_jobs(net, n_simulations, *((10, 500) if args.quick else (100, 4520)), args.seed,
-                              algorithm=algorithm)
+        jobs = tictactoe_jobs(net, n_simulations, *((10, 500) if args.quick else (100, 4520)), args.seed, "",
+                              algorithm, **options)
         ours = dataclasses.asdict(tictactoe_row(run_jobs(jobs, args.workers)))
         sizes = {key: f"{jobs[key.replace('losses', 'games')].size} {'games' if 'losses' in key else 'positions'}"
                  for key in ours}
@@ -996,12 +1010,13 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     with --plots, draw each part's figures (plots: {name: function of its results}). One pool of worker processes
     serves every part. check(args) refuses bad arguments with ValueError, before any work."""
     global POOL
+    sys.stdout = games.Unbroken(sys.stdout)  # | head: the lines go, the run goes on and writes its JSON
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--part", choices=list(parts) + ["all"], help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
-    parser.add_argument("--seed", type=mcts.whole(0, 2**32 - 1), default=0, help="base random seed (default 0)")
-    parser.add_argument("--workers", type=mcts.whole(1, 256), default=os.cpu_count(),
+    parser.add_argument("--seed", type=games.whole(0, 2**32 - 1), default=0, help="base random seed (default 0)")
+    parser.add_argument("--workers", type=games.whole(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
@@ -1036,11 +1051,9 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             check(args)
     except (ValueError, OSError) as e:
         parser.error(str(e))
-    for sig, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, alphazero.stop),
-                         (signal.SIGHUP, alphazero.stop)):
-        signal.signal(sig, handler)  # from here on each ends in one line (see below)
+    for sig in games.STOPS:
+        signal.signal(sig, games.stop)  # from here on each ends in one line (see below)
     alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
-    POOL = multiprocessing.Pool(args.workers, alphazero.start_process, (True,)) if args.workers > 1 else None
     results, seconds = {}, {}
     chosen = list(parts) if args.part in (None, "all") else [args.part]
     expected = {name: usual for name, (_, _, usual) in parts.items()}
@@ -1049,6 +1062,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
     try:
+        POOL = games.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)
         for i, part in enumerate(PLAN["parts"]):
@@ -1067,15 +1081,14 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
     except ValueError as e:
         sys.exit(f"{parser.prog}: error: {e}")
-    except KeyboardInterrupt as e:  # Ctrl-C (status 130), SIGTERM or SIGHUP (128 + the signal): one line
-        print(f"\ninterrupted; the parts that finished are in {args.json}", file=sys.stderr, flush=True)
-        sys.stdout.flush()
-        if POOL:
-            alphazero.kill_workers(POOL)  # not terminate: see there
-        os._exit(next((a for a in e.args if isinstance(a, int)), 130))
+    except games.Stopped as e:  # Ctrl-C, SIGTERM or SIGHUP: one line, and 128 + the signal
+        POOL.close()
+        finished = [part for part in results if part in seconds]
+        os.write(2, (f"\ninterrupted; the parts that finished ({', '.join(finished)}) are in {args.json}\n" if finished
+                     else "\ninterrupted before any part finished; nothing written\n").encode())
+        os._exit(e.status)  # at once: no exit handler waits for anything
     finally:
-        if POOL:
-            POOL.terminate()
+        POOL.close()
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
 
 

@@ -1,7 +1,7 @@
 """Going further: what the documents ask but do not measure. The exact Connect Four solver, the truth measure, the
 lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
 
-    python further.py                          # everything (about 45 minutes on 2 cores)
+    python further.py                          # everything (about 44 minutes on 2 cores)
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
@@ -525,7 +525,8 @@ def strengths(r, tag):
 def lab_settings(game, **overrides):
     """alphazero_plus.py's settings at the lab's values (its changes off), with any of them overridden: to train as
     alphazero.py does, plus one change."""
-    cfg = dict(alphazero_plus.COMMON, **alphazero.settings(game))
+    cfg = {key: default for key, (default, *_) in alphazero_plus.SETTINGS.items()}  # every change off
+    cfg.update(alphazero.settings(game))
     cfg.update({k: v for k, v in overrides.items() if v is not None})
     return cfg
 
@@ -533,7 +534,7 @@ def lab_settings(game, **overrides):
 def further_conv(args, part2, truth):
     """The convolutional network against the lab's MLP, both at Part 2's settings: strength per game (the same
     iteration) and per second of training (the nearest cumulative seconds). Up to iteration 40, not 60: each of
-    its iterations costs about 12 s here against the MLP's 4 (about 8 times the arithmetic in the Adam steps), and
+    its iterations costs about 11 s here against the MLP's 3 (about 8 times the arithmetic in the Adam steps), and
     the 60th would cost this part 4 more minutes."""
     keep = [it for it in part2["nets"] if 0 < it <= 40]
     cfg = lab_settings("connect4", net="conv", iterations=keep[-1], games=10 if args.quick else None,
@@ -782,7 +783,7 @@ def part_recipe(args):
              f"iterations {keep[:-1]}")
     jobs, positions = {}, read_benchmark()[::40] if q else read_benchmark()
     for it in keep[:-1]:  # each network searches as the recipe's does (with --solver, say)
-        agent = lambda sims: Agent(nets[it], sims, "alphazero_plus", **search_options(cfg))
+        agent = lambda sims: Agent(nets[it], sims, "alphazero_plus", **evaluate.search_options(cfg))
         jobs[f"{it}:policy: truth"] = Truth("connect4", agent(0), tactical_player, n_truth, args.seed,
                                             budget=truth_budget)
         jobs[f"{it}:search {deep}: truth"] = Truth("connect4", agent(deep), tactical_player, n_truth,
@@ -791,7 +792,7 @@ def part_recipe(args):
         jobs.update(benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep)))
     r = run_jobs(jobs, args.workers)
     final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args,
-                            "alphazero_plus", **search_options(cfg))
+                            "alphazero_plus", **evaluate.search_options(cfg))
     truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{uct}"
     errors = ("benchmark errors: policy", f"benchmark errors: search {deep}")
     curve = {it: {truths[0]: r[f"{it}:{truths[0]}"], truths[1]: r[f"{it}:{truths[1]}"],
@@ -937,13 +938,8 @@ def measure_checkpoint(args):
     searches as the settings it records say (alphazero_plus's --solver); without them, as alphazero.py does."""
     net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
     cfg = alphazero_plus.load(args.checkpoint, "connect4", as_net=False).get("settings") or {}
-    return connect4_report(net, args.checkpoint, alphazero_plus.SETTINGS["connect4"]["simulations"], args,
-                           "alphazero_plus", **search_options(cfg))
-
-
-def search_options(cfg):
-    """How a network trained with the settings cfg searches: alphazero_plus's search, with the solver if it had it."""
-    return {"solver": True} if cfg.get("solver") else {}
+    return connect4_report(net, args.checkpoint, alphazero_plus.settings("connect4")["simulations"], args,
+                           "alphazero_plus", **evaluate.search_options(cfg))
 
 
 def recipe_path(args):

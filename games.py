@@ -4,7 +4,17 @@ Go's corner and the chess trap are the article's (UCT needs only `Game`); tic-ta
 (the network trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a
 copy and return the first player's result.
 """
+import argparse
+import contextlib
+import importlib
 import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import shutil
+import signal
+import sys
+import time
 from typing import Hashable, Protocol, runtime_checkable
 
 import numpy as np
@@ -82,9 +92,33 @@ class Board(Protocol):
 
 
 def lacks(game, *protocols):
-    """The names of the protocols' methods and attributes that `game` (a class or a state) does not have."""
-    names = [n for p in protocols for n in (*p.__annotations__, *vars(p)) if not n.startswith("_")]
+    """The names of the protocols' methods and attributes, their own and those they take from Game, that `game` (a
+    class or a state) does not have."""
+    names = [n for p in protocols for base in reversed(p.__mro__) if base in (Game, NetworkGame, Mirrored, Board)
+             for n in (*base.__dict__.get("__annotations__", {}), *vars(base)) if not n.startswith("_")]
     return [n for n in dict.fromkeys(names) if not hasattr(game, n)]
+
+
+def check_network_game(name, game, *optional):
+    """Before any training, in one line (ValueError): the game class has every name the trainers call (NetworkGame,
+    and the optional protocols its settings use), and its start position keeps the contract where a mistake would
+    fail deep inside self-play: legal moves are integers below n_actions, encode() is float32 of encoding_size."""
+    missing = lacks(game, NetworkGame, *optional)
+    if missing:
+        mirror = " (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(missing) else ""
+        board = " (--net conv needs the board's shape)" if "board_shape" in missing else ""
+        raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py{mirror}{board}")
+    state = game()
+    x, moves = np.asarray(state.encode()), state.legal_moves()
+    if x.dtype != np.float32 or x.shape != (game.encoding_size,):
+        raise ValueError(f"the game {name}'s encode() gives {x.dtype} of shape {x.shape}, not float32 of shape "
+                         f"({game.encoding_size},) as its encoding_size says")
+    if not moves or not all(isinstance(m, (int, np.integer)) and 0 <= m < game.n_actions for m in moves):
+        raise ValueError(f"the game {name}'s start position has the moves {moves[:10]}: it needs some, each an integer "
+                         f"from 0 to n_actions - 1 = {game.n_actions - 1}")
+    if Board in optional and 2 * math.prod(game.board_shape) != game.encoding_size:
+        raise ValueError(f"the game {name}'s board_shape {game.board_shape} gives 2 planes of "
+                         f"{math.prod(game.board_shape)}, not its encoding_size {game.encoding_size}")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -570,3 +604,311 @@ def play_in_terminal(state, agent, human_first=True):
         state.play(reply) if reply is not None else print(f"not a legal move: {text!r}")
     human = state.result() if human_first else 1 - state.result()
     print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
+
+
+def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
+    """Print what the agent's search saw (the prior, visits and value of every legal move, most visited first, with
+    a bar) and return its move. kept: the visits a subtree kept from the last search brought; proven(child): the
+    exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
+    print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visits it kept" if kept else "") +
+           ":") if n_simulations else "the raw policy (no search):")
+    print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
+    total = sum(ch.n for ch in root.children)
+    for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
+        value_here = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
+        share = ch.n / total if total else ch.prior  # of the visits, or of the policy with no search
+        mark = {1: "proven win", 0: "proven draw", -1: "proven loss"}.get(proven(ch))
+        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value_here}  {'#' * round(40 * share)}"
+              + (f"  {mark}" if mark else ""))
+    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f})")
+    return move
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The trainers' plumbing, the same for alphazero.py, gumbel.py, alphazero_plus.py and the bench: worker processes,
+# signals, the files a training writes, the command line's checks. Nothing here is part of an algorithm.
+
+STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
+WAIT = 0.5  # seconds: no wait on the workers is longer, so a signal's handler runs at once
+
+
+class Stopped(KeyboardInterrupt):
+    """What a signal raises (see stop): status is the exit status, 128 + the signal; note, what was saved."""
+    def __init__(self, signum=signal.SIGINT):
+        super().__init__()
+        self.status, self.note = 128 + signum, None
+
+
+def stop(signum, frame):
+    raise Stopped(signum)
+
+
+def serve(pipe, start):
+    """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back."""
+    for sig in STOPS:  # the main process handles signals (it kills the workers); SIGTERM to all kills them at once
+        signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+    start()
+    parent = os.getppid()
+    with contextlib.suppress(EOFError):  # EOF: the main process is done with it
+        while os.getppid() == parent:  # (a main process killed outright leaves no worker behind either)
+            if not pipe.poll(WAIT):
+                continue
+            fn, job = pipe.recv()
+            if "on_move" in job:  # self_play's progress goes back the same way
+                job["on_move"] = lambda *now: pipe.send(("progress", now))
+            try:
+                pipe.send(("done", fn(**job)))
+            except Exception as e:
+                pipe.send(("error", e))
+
+
+class Workers:
+    """n processes that run start() and then the jobs map hands them, a pipe each (none for n = 1: this process does
+    the work). Public APIs only; every wait has a timeout, and a worker that died is an error, never a hang."""
+
+    def __init__(self, n, start):
+        self.n = n
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
+        self.pipes = [multiprocessing.Pipe() for _ in range(n if n > 1 else 0)]
+        self.processes = [multiprocessing.Process(target=serve, args=(there, start), daemon=True)
+                          for _, there in self.pipes]
+        for process in self.processes:
+            process.start()
+        self.pipes = [here for here, _ in self.pipes]
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a signal that came meanwhile is handled now
+        except BaseException:
+            self.close()
+            raise
+
+    def shares(self, n):  # n games shared among the workers
+        return [n // self.n + (k < n % self.n) for k in range(min(n, self.n))]
+
+    def start(self, fn, jobs, report=None):
+        """Hand out fn(**job) for each job (collect() gives the results in order); report(k, *now) hears how
+        self_play's job k goes. With no workers, the jobs wait for collect()."""
+        self.fn, self.todo, self.busy, self.report = fn, list(enumerate(jobs)), {}, report
+        self.results = [None] * len(jobs)
+        self.pump(0)
+
+    def pump(self, timeout):  # an idle worker gets the next job; then what the busy ones sent, waiting up to timeout
+        for pipe in [p for p in self.pipes if p not in self.busy][:len(self.todo)]:
+            self.busy[pipe], job = self.todo.pop(0)
+            pipe.send((self.fn, dict(job, on_move=True) if self.report else job))
+        for pipe in multiprocessing.connection.wait(list(self.busy), timeout) if self.busy else ():
+            try:
+                kind, what = pipe.recv()
+            except EOFError:
+                kind, what = "error", ValueError("a worker process died: killed, or out of memory")
+            if kind == "error":
+                raise what
+            if kind == "progress":
+                self.report(self.busy[pipe], *what)
+            else:
+                self.results[self.busy.pop(pipe)] = what
+
+    def collect(self):
+        while self.todo and not self.pipes:  # no workers: this process does the jobs now
+            k, job = self.todo.pop(0)
+            on_move = {"on_move": lambda *now: self.report(k, *now)} if self.report else {}
+            self.results[k] = self.fn(**job, **on_move)
+        while self.todo or self.busy:
+            self.pump(WAIT)
+        return self.results
+
+    def map(self, fn, jobs, report=None):
+        """[fn(**job) for job in jobs], shared among the workers."""
+        self.start(fn, jobs, report)
+        return self.collect()
+
+    def close(self):  # the workers this run started, and no other process
+        for process in self.processes:
+            process.kill()
+            process.join(timeout=10)
+
+
+def stopped(out, saved):
+    """The line that ends a training stopped by a signal: what its checkpoint holds (iterations saved), and how to
+    go on."""
+    return f"interrupted at iteration {saved + 1}; " + (f"{out} holds iteration {saved}: add --resume to go on" if saved
+                                                         else "nothing saved")
+
+
+def claim(path, fresh=True):
+    """Before a training writes `path` and its CSV: refuse a path that cannot be written or that a live training
+    writes (PATH.lock holds its process id), and, for a fresh training, one that holds a training (its checkpoint or
+    CSV): a finished run is never replaced unless asked (--replace). Then PATH.lock is this process's."""
+    try:
+        other = int(open(f"{path}.lock").read())
+        os.kill(other, 0)  # no error: that process is alive
+    except (OSError, ValueError):
+        other = None
+    csv = os.path.splitext(path)[0] + ".csv"
+    if other:
+        raise ValueError(f"{path} is being written by another training, process {other}: choose another --out")
+    why = (not path and "an empty path" or os.path.isdir(path) and "a folder" or csv == path and "its CSV, written "
+           "beside it, would be the same file: choose a name that does not end in .csv")
+    held = [p for p in (path, csv) if fresh and not why and os.path.exists(p)]
+    if why or held:
+        raise ValueError(f"cannot write the checkpoint {path!r}: {why}" if why else f"{' and '.join(held)} hold a "
+                         f"training already: add --resume to go on with it, choose another --out, or add --replace "
+                         f"to start afresh over it")
+    try:
+        with open(f"{path}.lock", "w") as f:
+            f.write(str(os.getpid()))
+    except OSError as e:
+        raise ValueError(f"cannot write the checkpoint {path}: {e.strerror}") from None
+
+
+RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header
+
+
+def release(path):  # the end of claim(path): its lock removed (None: no path was claimed)
+    if path is not None:
+        os.remove(f"{path}.lock")
+
+
+def add_row(path, header, row):
+    """Add a line to a CSV atomically (the whole file anew, then a rename); a missing file starts with the header."""
+    old = open(path).read() if os.path.exists(path) else header
+    with open(f"{path}.tmp", "w") as f:
+        f.write(old + row)
+    os.replace(f"{path}.tmp", path)
+
+
+def command_line(doc, settings, game_settings, games, default, for_play):
+    """A trainer's flags: one for each setting, {name: (default, lowest, highest, meaning)} with each game's own
+    default named, then the rest, the same in each; checked, each refusal one line: ranges, flags for training
+    given to --play and the other way, --resume with --replace, 0 simulations outside --play. --game module:Class
+    imports a game of your own into `games`. default: the default checkpoint's name ("GAME.pt")."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
+    parser.add_argument("--game", default="connect4", help="tictactoe, connect4, or your own as module:Class (a "
+                        "class in an importable module, with the settings' first defaults; default connect4)")
+    for key, (value, lo, hi, meaning) in settings.items():
+        own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
+        kind = dict(type=type(lo), metavar="X" if type(lo) is float else "N") if type(lo) in (int, float) else \
+            dict(choices=[lo, hi])
+        parser.add_argument(f"--{key.replace('_', '-')}", **kind, help=f"{meaning}" + (
+            f", {lo:g} to {hi:g}" if "type" in kind else "") + f" (default {value}{own})")
+    parser.add_argument("--seed", type=int, help="random seed, 0 to 2^32 - 1 (default 0)")
+    parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
+    parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
+    parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
+    parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV: without "
+                        "it, a training refuses a path that holds one")
+    parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
+    parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
+    parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
+    args = parser.parse_args()
+    ranges = dict({k: s[1:3] for k, s in settings.items() if type(s[1]) in (int, float)}, workers=(1, 256),
+                  seed=(0, 2**32 - 1))
+    for key, (lo, hi) in ranges.items():
+        if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
+            parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo} to {hi}")
+    given = {k for k, v in vars(args).items() if v not in (None, False)} - {"game", "play"}
+    for key in sorted(given - for_play if args.play else given & for_play - set(settings)):
+        parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
+                                                             else "--play; training writes --out"))
+    if args.resume and args.replace:
+        parser.error("--resume goes on with --out's training and --replace starts afresh over it: choose one")
+    if args.simulations == 0 and not args.play:
+        parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
+    if args.play and args.simulations == 0 and getattr(args, "reuse_tree", None):
+        parser.error("--reuse-tree 1 keeps a search's tree, and --simulations 0 searches nothing: drop one")
+    if args.game not in games:  # module:Class, a game of your own
+        module, _, name = args.game.partition(":")
+        try:
+            games[args.game] = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError, ValueError):
+            parser.error(f"argument --game: no game {args.game!r}: {', '.join(games)}, or module:Class")
+    return args
+
+
+class LiveLine:
+    """Long work's progress on a terminal: one line that the next replaces, redrawn at most every `every` seconds;
+    nothing on a log file or a pipe, nor from a worker process (evaluate.py's small trainings)."""
+    def __init__(self):
+        self.on, self.drawn = sys.stdout.isatty() and multiprocessing.parent_process() is None, 0.0
+
+    def draw(self, text, every):
+        if self.on and text and time.time() - self.drawn >= every:
+            sys.stdout.write(f"\r{text[:shutil.get_terminal_size().columns - 1]}\033[K")  # \r: back to its start;
+            sys.stdout.flush()                                                          # \033[K: clears the rest
+            self.drawn = time.time()
+
+    def clear(self):  # it gives way to a line that stays
+        if self.drawn:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self.drawn = 0.0
+
+
+def read_checkpoint(path, read):
+    """read(path), or ValueError in words for a file that is missing, a folder, empty, or that read cannot read."""
+    try:
+        return read(path)
+    except Exception as e:
+        raise ValueError(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else f"{path} is " + (
+            "a folder, not a checkpoint" if os.path.isdir(path) else "empty, not a checkpoint" if
+            os.path.getsize(path) == 0 else "not a checkpoint: torch cannot read it")) from None
+
+
+def whole(lo, hi):
+    """An argparse type: a whole number from lo to hi."""
+    def parse(text):
+        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
+        return int(text)
+    return parse
+
+
+def number_in(lo, hi):
+    """An argparse type: a finite number from lo to hi."""
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan  # fails the check below
+        if not lo <= x <= hi:
+            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
+        return x
+    return parse
+
+
+class Unbroken:
+    """sys.stdout for a run whose product is a file (evaluate.py, further.py): once the reader of its pipe is gone
+    (`| head`), what it prints goes nowhere and the run goes on."""
+    def __init__(self, out):
+        self.out = out
+
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+    def write(self, text):
+        try:
+            self.out.write(text)
+            self.out.flush()  # now, so that a reader gone shows here
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())  # what it holds then empties there
+        return len(text)
+
+    def flush(self):
+        self.write("")
+
+
+def run_main(work):
+    """Run a script's work; what ends it is one line and the status: an error in words (1), a signal (128 + it: the
+    note of what was saved), the reader of a pipe gone (141), end of input in the terminal game."""
+    try:
+        work()
+    except ValueError as e:
+        sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}")
+    except (Stopped, BrokenPipeError) as e:  # (a pipe's reader gone: quiet, but for what a training saved)
+        note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
+                                            else "interrupted")
+        os.write(2, f"\n{note}\n".encode() if note else b"")
+        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything
+    except EOFError:
+        print("\nbye")

@@ -36,6 +36,7 @@ def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
         node, state = root, root_state.copy()
 
         # 1. Select: while every move of a node has a child, descend to the child with the best UCT score
+        #    (Kocsis and Szepesvari 2006)
         while not node.untried and node.children:
             log_n = math.log(node.n)
             node = max(node.children,
@@ -116,38 +117,16 @@ def sparkline(values):
     return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
 
 
-def whole(lo, hi):
-    """An argparse type: a whole number from lo to hi."""
-    def parse(text):
-        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
-        return int(text)
-    return parse
-
-
-def number_in(lo, hi):
-    """An argparse type: a finite number from lo to hi."""
-    def parse(text):
-        try:
-            x = float(text)
-        except ValueError:
-            x = math.nan  # fails the check below
-        if not lo <= x <= hi:
-            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
-        return x
-    return parse
-
-
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
-    parser.add_argument("--simulations", type=whole(1, 10**7), default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=whole(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
-    parser.add_argument("--c", type=number_in(0, 100), default=None,
+    parser.add_argument("--simulations", type=games.whole(1, 10**7), default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=games.whole(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
+    parser.add_argument("--c", type=games.number_in(0, 100), default=None,
                         help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=whole(1, 10**6),
+    parser.add_argument("--flat", type=games.whole(1, 10**6),
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
     if args.flat and args.game != "chess":

@@ -35,7 +35,8 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
     for t in range(1, n_simulations + 1):
         node, state = root, root_state.copy()
 
-        # 1. Select: while a node has children, descend to the child with the best PUCT score
+        # 1. Select: while a node has children, descend to the child with the best PUCT score (Rosin 2011's
+        #    formula as AlphaGo Zero and AlphaZero use it: Silver et al. 2017, 2018)
         while node.children:
             sqrt_n = math.sqrt(node.n)
             node = max(node.children,
@@ -123,45 +124,23 @@ def print_visits(state, root, top=6):
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
-def whole(lo, hi):
-    """An argparse type: a whole number from lo to hi."""
-    def parse(text):
-        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
-        return int(text)
-    return parse
-
-
-def number_in(lo, hi):
-    """An argparse type: a finite number from lo to hi."""
-    def parse(text):
-        try:
-            x = float(text)
-        except ValueError:
-            x = math.nan  # fails the check below
-        if not lo <= x <= hi:
-            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
-        return x
-    return parse
-
-
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--simulations", type=whole(2, 10**7), default=1000,
+    parser.add_argument("--simulations", type=games.whole(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
-    parser.add_argument("--seed", type=whole(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
-    parser.add_argument("--seeds", type=whole(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=number_in(0, 100), default=1.5,
+    parser.add_argument("--seed", type=games.whole(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
+    parser.add_argument("--seeds", type=games.whole(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=games.number_in(0, 100), default=1.5,
                         help="PUCT exploration constant, 0 to 100 (default 1.5)")
-    parser.add_argument("--weight", type=number_in(0, 1), default=0.5,
+    parser.add_argument("--weight", type=games.number_in(0, 1), default=0.5,
                         help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")
     print(state)
     print(f"\nPUCT, {args.simulations} simulations, c_puct = {args.c_puct}; value = one random rollout")
-    print(f"  {'seed':>4}  {'priors':<18} {'B1 visits':>9} {'B1 wins':>8} {'pi(B1)':>7} {'B1 leads from':>14} {'CPU s':>6}")
+    print(f"  {'seed':>4}  {'priors':<18} {'B1 visits':>9} {'B1 win rate':>11} {'pi(B1)':>7} {'B1 leads from':>14} {'CPU s':>6}")
     for seed in range(args.seed, args.seed + args.seeds):
         for label, weight in (("uniform", 0.0), (f"leaning {args.weight} on B1", args.weight)):
             network = rollout_network(games.go_rollout, hint=b1, weight=weight, seed=seed)
@@ -170,7 +149,7 @@ if __name__ == "__main__":
             root = puct_search(state, network, args.simulations, c_puct=args.c_puct, on_step=on_step)
             seconds = time.process_time() - start
             node = next(ch for ch in root.children if ch.move == b1)
-            print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):8.2f} "
+            print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):11.2f} "
                   f"{visit_policy(root)[b1]:7.2f} {'-' if record['lead_from'] is None else record['lead_from']:>14} "
                   f"{seconds:6.1f}")
             if args.seeds == 1:

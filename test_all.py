@@ -8,9 +8,11 @@ import gc
 import math
 import multiprocessing
 import os
+import queue
 import random
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -319,8 +321,8 @@ def test_mirror_matches_a_position_built_mirrored():
 def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
     seen = []
     monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *args: (seen.append(data[-1]), (0.0, 0.0))[1])
-    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), workers=1,
-                    log=lambda line: None)
+    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), 0,
+                    alphazero.Run(1, log=lambda line: None))
     x, pi, z = seen[0]
     half = len(x) // 2
     board = x.reshape(len(x), 2, 6, 7)
@@ -594,73 +596,86 @@ def test_values_flip_sign_at_each_ply():
     assert alphazero.best_move(root) == 2 and win.w == win.n  # the exact outcome: +1 for the winner every time
 
 
-class InProcessPool:
-    """multiprocessing.Pool's calls that Run makes, run in this process, so that a test sees every worker's job."""
-    def __init__(self, *args, **kwargs):
-        self.jobs = []
+WORKERS = games.Workers
 
-    def starmap(self, fn, jobs):
-        self.jobs.extend(jobs)
-        return [fn(*job) for job in jobs]
 
-    def starmap_async(self, fn, jobs, chunksize=None):
-        done = self.starmap(fn, jobs)
-        return type("Done", (), {"get": lambda self: done, "ready": lambda self: True})()
+def plain(module, **overrides):
+    """A trainer's settings at its first defaults (alphazero_plus.py's changes all off), with some overridden."""
+    return dict({key: default for key, (default, *_) in module.SETTINGS.items()}, **overrides)
 
-    def terminate(self):
-        pass
+
+def in_process_workers(n, start):  # n workers' shares of the games, all played in this process: a test sees each
+    workers = WORKERS(1, start)
+    workers.n = n
+    return workers
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
 def test_each_worker_and_each_iteration_plays_its_own_games(module, monkeypatch):
     # Two workers, two iterations: four jobs, each with its own random stream (seed, iteration, worker), so that no
     # two of them play the same games; the same seed again gives the same four.
-    monkeypatch.setattr(module.multiprocessing, "Pool", InProcessPool)
-    played, play_games = [], module.play_games
+    monkeypatch.setattr(games, "Workers", in_process_workers)
+    played, self_play = [], module.self_play
 
-    def recording(*job):
-        out = play_games(*job)
-        played.append((job[-1], out[0].tobytes()))
+    def recording(**job):
+        seed = job["rng"].bit_generator.seed_seq.entropy
+        out = self_play(**job)
+        played.append((seed, out[0].tobytes()))
         return out
-    monkeypatch.setattr(module, "play_games", recording)
+    monkeypatch.setattr(module, "self_play", recording)
     cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=1)
-    module.train("tictactoe", cfg, seed=7, workers=2, log=lambda line: None)
+    module.train("tictactoe", cfg, 7, module.Run(2, log=lambda line: None))
     seeds, games_played = zip(*played)
     assert sorted(seeds) == [(7, 1, 0), (7, 1, 1), (7, 2, 0), (7, 2, 1)] and len(set(games_played)) == 4
     first = list(played)
     played.clear()
-    module.train("tictactoe", cfg, seed=7, workers=2, log=lambda line: None)
+    module.train("tictactoe", cfg, 7, module.Run(2, log=lambda line: None))
     assert played == first
 
 
-def play_games_noting_its_process(*job):  # alphazero's play_games, then which process played, and whether gc is on
-    out = PLAY_GAMES(*job)
-    with open(os.environ["PLAYED_BY"], "a") as f:
-        f.write(f"{os.getpid()} {gc.isenabled()}\n")
-    return out
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector(module):
+    # The back-up walks the path the selection took: a node points to its children only. With the collector off,
+    # self-play's trees are freed by their reference counts alone: afterwards the collector finds nothing to free
+    # (with a parent link each tree was a web of cycles, and it found thousands of objects).
+    import gc
+    cfg = module.settings("connect4", simulations=30, reuse_tree=1)  # (gumbel.py has no --reuse-tree: ignored)
+    kind = (cfg["net"],) if module is alphazero_plus else ()
+    net = module.NumpyNet(module.Net("connect4", 16, *kind))
+    gc.collect()
+    gc.disable()
+    try:
+        module.self_play("connect4", net, 4, cfg, np.random.default_rng(0))
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
 
 
-PLAY_GAMES = alphazero.play_games
+def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
+    # A job that kills its own worker (as the system's out-of-memory killer would): map says so at once
+    workers = games.Workers(2, lambda: None)
+    try:
+        with pytest.raises(ValueError, match="a worker process died: killed, or out of memory"):
+            workers.map(os._exit, [dict(status=0), dict(status=0)])
+    finally:
+        workers.close()
+    assert not any(p.is_alive() for p in workers.processes)
 
 
-def test_forked_workers_play_one_share_each_and_leave_their_trees_to_their_exit(tmp_path, monkeypatch):
-    # 2 iterations x 2 workers x 2 games x 4 simulations: 16 games x simulations an iteration. With ONE_TASK_FROM 16,
-    # each share is played by a fresh process that exits after it with the garbage collector still off (the trees go
-    # with it): 4 process ids. With 17 the two workers stay and collect: 2. None is this process; with one worker,
-    # the games are played here and collected.
-    monkeypatch.setenv("PLAYED_BY", str(tmp_path / "played"))
-    monkeypatch.setattr(alphazero, "play_games", play_games_noting_its_process)
-    cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=4, steps=1)
-    assert multiprocessing.get_start_method() == "fork"  # Linux's (the README says what happens elsewhere)
-    for start, processes, gc_on in ((16, 4, "False"), (17, 2, "True")):
-        monkeypatch.setattr(alphazero, "ONE_TASK_FROM", start)
-        alphazero.train("tictactoe", cfg, workers=2, log=lambda line: None)
-        rows = [line.split() for line in (tmp_path / "played").read_text().splitlines()]
-        assert len(rows) == 4 and len({pid for pid, _ in rows} - {str(os.getpid())}) == processes
-        assert {on for _, on in rows} == {gc_on}
-        (tmp_path / "played").unlink()
-    alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
-    assert (tmp_path / "played").read_text().split() == [str(os.getpid()), "True"] * 2
+def quotient(a, b):
+    return a // b
+
+
+def test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back():
+    # 7 jobs on 2 processes: each result in its job's place; an exception in a worker is raised here, as it was
+    workers = games.Workers(2, lambda: None)
+    try:
+        assert workers.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
+        assert len({pid for pid in workers.map(os.getpid, [{}] * 4)} - {os.getpid()}) >= 1  # not in this process
+        with pytest.raises(ZeroDivisionError):
+            workers.map(quotient, [dict(a=1, b=0)])
+    finally:
+        workers.close()
 
 
 class Terminal:
@@ -678,10 +693,10 @@ class Terminal:
         pass
 
 
-def live_line_in_worker():  # a Run made inside a pool's worker, whose stdout is a terminal: does it draw?
+def live_line_in_worker():  # a Run made inside another run's worker, whose stdout is a terminal: does it draw?
     sys.stdout = Terminal(True)
-    with alphazero.Run("tictactoe", alphazero.settings("tictactoe"), 1, None, 0, print, None) as run:
-        return run.live
+    with alphazero.Run(1) as run:
+        return run.line.on
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
@@ -693,7 +708,7 @@ def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, mon
     cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=7)
     screen = Terminal(True)
     monkeypatch.setattr(sys, "stdout", screen)
-    module.train("tictactoe", cfg, seed=0, workers=1)  # its log prints each iteration's line on the same screen
+    module.train("tictactoe", cfg, 0, module.Run(1))  # its log prints each iteration's line on the same screen
     drawn, lines = screen.text.split("\r"), [row.rsplit("\r", 1)[1] for row in screen.text.split("\n")[:-1]]
     assert [line[:19] for line in lines] == ["\033[Kiteration   1/2 ", "\033[Kiteration   2/2 "]  # live line cleared
     for it, line in ((1, lines[0]), (2, lines[1])):  # the positions the iteration's line counts, moved to
@@ -704,23 +719,32 @@ def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, mon
     for tty, after in ((False, 0.0), (True, 1e9)):  # not a terminal; a terminal, but no phase ran long enough
         monkeypatch.setattr(module, "PROGRESS_AFTER", after)
         monkeypatch.setattr(sys, "stdout", Terminal(tty))
-        module.train("tictactoe", cfg, seed=0, workers=1, log=lambda line: None)
+        module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
         assert sys.stdout.text == ""
     monkeypatch.setattr(sys, "stdout", Terminal(True))
-    with multiprocessing.Pool(1) as pool:  # a training inside a worker (evaluate.py's small runs) draws nothing
-        assert pool.apply(live_line_in_worker) is False
+    workers = games.Workers(2, lambda: None)  # a training inside a worker (evaluate.py's small runs) draws nothing
+    try:
+        assert workers.map(live_line_in_worker, [{}]) == [False]
+    finally:
+        workers.close()
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_the_workers_count_their_games_where_the_live_line_reads_them(module):
-    # Two worker processes write into the Run's shared counts: at the end, all 9 games over, and as many moves made
-    # as positions came back (tic-tac-toe: no mirror).
+def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
+    # Two worker processes send their games over and moves through their pipes: at the end, all 9 games over, and
+    # as many moves made as positions came back (tic-tac-toe: no mirror).
     cfg = module.settings("tictactoe", games=9, simulations=4)
-    kind = (cfg["net"],) if module is alphazero_plus else ()  # alphazero_plus's Net takes its kind too
+    kind = (cfg["net"],) if module is alphazero_plus else ()
     net = module.NumpyNet(module.Net("tictactoe", cfg["hidden"], *kind))
-    with module.Run("tictactoe", cfg, 2, None, 0, print, None) as run:
-        x, pi, z = run.self_play(net, 0, 1) if module is not alphazero_plus else run.collect(run.start(net, 0, 1))
-        assert sum(run.counts[0::2]) == 9 and sum(run.counts[1::2]) == len(z) > 9 * 5  # tic-tac-toe: 5 moves at least
+    heard = {}
+    workers = games.Workers(2, module.start_process)
+    try:
+        jobs = [dict(game="tictactoe", net=net, n_games=n, cfg=cfg, rng=np.random.default_rng(k)) for k, n in
+                enumerate((5, 4))]
+        parts = workers.map(module.self_play, jobs, lambda k, over, positions: heard.update({k: (over, positions)}))
+    finally:
+        workers.close()
+    assert heard == {0: (5, len(parts[0][2])), 1: (4, len(parts[1][2]))} and len(parts[0][2]) > 5 * 5
 
 
 def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch):
@@ -728,7 +752,7 @@ def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch)
     # from step 10, not from zero, so a resumed run goes on as the run would have.
     path = str(tmp_path / "a.pt")
     cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=5)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=path, log=lambda line: None)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, log=lambda line: None))
     saved = torch.load(path, weights_only=True)["optimizer"]["state"]
     seen, fit = [], alphazero.fit
 
@@ -737,7 +761,8 @@ def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch)
             seen.append({k: {n: v.clone() for n, v in st.items()} for k, st in optimizer.state_dict()["state"].items()})
         return fit(net, optimizer, *args)
     monkeypatch.setattr(alphazero, "fit", first_fit)
-    alphazero.train("tictactoe", dict(cfg, iterations=3), workers=1, out=path, log=lambda line: None, resume=True)
+    alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
+                    alphazero.Run(1, out=path, resume=True, log=lambda line: None))
     assert set(seen[0]) == set(saved) and all(int(seen[0][k]["step"]) == 10 for k in saved)
     assert all(torch.equal(seen[0][k][m], saved[k][m]) for k in saved for m in ("exp_avg", "exp_avg_sq"))
 
@@ -745,8 +770,8 @@ def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch)
 def test_a_few_iterations_of_training_beat_the_untrained_policy():
     cfg = alphazero.settings("tictactoe", iterations=3, games=30, simulations=30)
     nets = {}
-    alphazero.train("tictactoe", cfg, seed=0, workers=1, on_iteration=lambda it, net: nets.update(
-        {it: alphazero.NumpyNet(net)}), log=lambda line: None)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None),
+                    on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}))
     before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
                      for it in (0, 3))
     assert after > before + 0.05
@@ -754,7 +779,7 @@ def test_a_few_iterations_of_training_beat_the_untrained_policy():
 
 def test_training_is_reproducible_with_workers(tmp_path):
     cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
-    a, b = (alphazero.train("tictactoe", cfg, seed=3, workers=2, log=lambda line: None) for _ in range(2))
+    a, b = (alphazero.train("tictactoe", cfg, 3, alphazero.Run(2, log=lambda line: None)) for _ in range(2))
     assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
 
 
@@ -811,14 +836,14 @@ def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
     s = games.ConnectFour()
     root, = alphazero.search([s], net, 60)
     child = max(root.children, key=lambda ch: ch.n)
-    child.parent = None
     s.play(child.move)
     before_n = sum(ch.n for ch in child.children)
     clean = [ch.prior for ch in child.children]
     reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
     assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
     assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
-    x, pi, z = alphazero.self_play("connect4", net, 3, 10, 2, np.random.default_rng(0), reuse_tree=True)
+    x, pi, z = alphazero.self_play("connect4", net, 3, plain(alphazero, simulations=10, temp_moves=2, reuse_tree=1),
+                                   np.random.default_rng(0))
     assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
 
 
@@ -839,7 +864,8 @@ def test_self_play_keeps_the_subtree_of_the_move_actually_played(module, monkeyp
     net = alphazero.NumpyNet(alphazero.Net("tictactoe", 16))
     for reuse in (True, False):
         calls.clear()
-        module.self_play("tictactoe", net, 6, 12, 2, np.random.default_rng(1), reuse_tree=reuse)
+        module.self_play("tictactoe", net, 6, plain(module, simulations=12, temp_moves=2, reuse_tree=reuse),
+                         np.random.default_rng(1))
         kept = 0
         for (keys, _, found, _), (next_keys, roots, _, kept_stats) in zip(calls, calls[1:]):
             positions = {}  # a position before the move -> the roots of the games that were there
@@ -895,14 +921,14 @@ def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypat
                    for network in (untrained, net)]
         assert correct[1] == len(winning) > correct[0]
     finally:
-        alphazero.GAMES.pop("nim", None), alphazero.SETTINGS.pop("nim", None)
+        alphazero.GAMES.pop("nim", None), alphazero.GAME_SETTINGS.pop("nim", None)
 
 
 def test_resume_goes_on_from_the_iterations_done(tmp_path):
     path, lines = str(tmp_path / "r.pt"), []
     cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=path, log=lambda line: None)
-    alphazero.train("tictactoe", dict(cfg, iterations=4), workers=1, out=path, log=lines.append, resume=True)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, log=lambda line: None))
+    alphazero.train("tictactoe", dict(cfg, iterations=4), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
     assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
     assert torch.load(path, weights_only=True)["iterations_done"] == 4
     before = open(path, "rb").read()
@@ -914,7 +940,7 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
     torch.save(ckpt, path)
     lines.clear()
-    alphazero.train("tictactoe", dict(cfg, iterations=5), workers=1, out=path, log=lines.append, resume=True)
+    alphazero.train("tictactoe", dict(cfg, iterations=5), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
     assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["5/5"]  # after the 4 it had
     assert torch.load(path, weights_only=True)["iterations_done"] == 5
 
@@ -933,7 +959,7 @@ def test_alphazero_puct_score_picks_by_hand():
     # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
     # pick move 0.
     root = alphazero.Node()
-    root.children = [alphazero.Node(m, root, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    root.children = [alphazero.Node(m, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
     alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
     assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
@@ -949,7 +975,7 @@ def test_dirichlet_noise_mixes_its_weight_and_alpha():
     rng, draws = np.random.default_rng(7), []
     for _ in range(20_000):
         root = alphazero.Node()
-        root.children = [alphazero.Node(m, root, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
+        root.children = [alphazero.Node(m, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
         alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
         draws.append(root.children[0].prior)
     assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
@@ -974,7 +1000,8 @@ def test_temperature_samples_the_first_moves_by_visit_counts():
     # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
     # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
     rng = CountingRng(3)
-    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, 12, 3, rng)
+    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, plain(alphazero, simulations=12, temp_moves=3),
+                                   rng)
     assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
     stones = x.reshape(len(x), -1).sum(axis=1)
     first_three = pi[stones < 3]  # each game's first three positions, game by game
@@ -985,7 +1012,8 @@ def test_temperature_samples_the_first_moves_by_visit_counts():
 def test_the_value_target_is_the_outcome_for_the_player_to_move():
     # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
     # the targets alternate in sign from one position to the next (each seen by the player to move there).
-    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, 4, 9, np.random.default_rng(5))
+    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, plain(alphazero, simulations=4, temp_moves=9),
+                                   np.random.default_rng(5))
     stones = x.reshape(len(x), -1).sum(axis=1)
     starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
     decisive = [z[a:b] for a, b in zip(starts, starts[1:]) if z[a] != 0]
@@ -1060,46 +1088,49 @@ def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monk
     monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
     alphazero.save(alphazero.Net("letters", 4), path)
     monkeypatch.delitem(alphazero.GAMES, "letters")
-    with pytest.raises(ValueError, match=r"holds a network for 'letters': register that game in GAMES and SETTINGS"):
+    with pytest.raises(ValueError, match=r"holds a network for 'letters': name its game as --game module:Class"):
         alphazero.load(path)
 
 
-def test_training_names_every_setting_a_game_lacks_before_any_self_play(monkeypatch):
-    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
-    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
-    with pytest.raises(ValueError, match=r"the settings for letters lack temp_moves, mirror: every game needs"):
-        alphazero.train("letters", alphazero.settings("letters"), workers=1)
-    monkeypatch.setitem(alphazero.SETTINGS, "letters", dict(alphazero.SETTINGS["letters"], temp_moves=0, mirror=0))
-    alphazero.train("letters", alphazero.settings("letters"), workers=1, log=lambda line: None)  # complete: it trains
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, monkeypatch):
+    # A game added to GAMES alone takes SETTINGS' defaults, and its own overrides from GAME_SETTINGS; settings given
+    # by hand that lack some are named before any work
+    monkeypatch.setitem(module.GAMES, "letters", Letters)
+    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
+    cfg = module.settings("letters")
+    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"][0] == 256
+    partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
+    with pytest.raises(ValueError, match=r"^the settings for letters lack batch, mirror: settings\(\) gives every one$"):
+        module.train("letters", partial, 0, module.Run(1))
+    module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
 def test_mirror_1_trains_tictactoe_and_is_refused_for_a_game_without_a_mirror(module, monkeypatch):
     cfg = module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, mirror=1)
     lines = []
-    module.train("tictactoe", cfg, workers=1, log=lines.append)  # tic-tac-toe has its mirror now
+    module.train("tictactoe", cfg, 0, module.Run(1, log=lines.append))  # tic-tac-toe has its mirror now
     assert len(lines) == 1
     monkeypatch.setitem(module.GAMES, "letters", Letters)  # a game with everything but the mirror
-    monkeypatch.setitem(module.SETTINGS, "letters", dict(module.SETTINGS["tictactoe"], mirror=1))
+    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(mirror=1))
     games_played = []
     monkeypatch.setattr(module, "self_play", lambda *a, **k: games_played.append(a))
     with pytest.raises(ValueError, match=r"^the game letters has no mirror_encoding, mirror_policy: see the contract "
                                          r"in games.py \(--mirror 1 needs the mirror\)$"):
-        module.train("letters", module.settings("letters"), workers=1)
+        module.train("letters", module.settings("letters"), 0, module.Run(1))
     assert games_played == []  # refused before any work
 
 
 def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
     # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
     cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
-    played, fed, self_play, fit = [], [], alphazero.Run.self_play, alphazero.fit
-    monkeypatch.setattr(alphazero.Run, "self_play", lambda run, net, seed, it: played.append(
-        self_play(run, net, seed, it)) or played[-1])
+    played, fed, self_play, fit = [], [], alphazero.self_play, alphazero.fit
+    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
     monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
-    alphazero.train("tictactoe", cfg, workers=1, log=lambda line: None)
-    assert [[id(part[0]) for part in data] for data in fed] == \
-        [[id(played[0][0])], [id(played[0][0]), id(played[1][0])], [id(played[1][0]), id(played[2][0])],
-         [id(played[2][0]), id(played[3][0])]]
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
+    x = [x.tobytes() for x, _, _ in played]  # one worker: each iteration's positions are its one share's
+    assert [[part[0].tobytes() for part in data] for data in fed] == [[x[0]], [x[0], x[1]], [x[1], x[2]], [x[2], x[3]]]
     # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
     # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
     x = np.zeros((12, 18), dtype=np.float32)
@@ -1124,8 +1155,7 @@ def test_ties_in_the_visit_counts_go_to_the_higher_prior():
     # Two children with 4 visits each: the one with prior 0.35 over the one with 0.15, whichever comes first
     for priors in ((0.15, 0.35), (0.35, 0.15)):
         root = alphazero.Node()
-        root.children = [alphazero.Node(m, root, p) for m, p in enumerate(priors)] + \
-            [alphazero.Node(2, root, 0.5)]
+        root.children = [alphazero.Node(m, p) for m, p in enumerate(priors)] + [alphazero.Node(2, 0.5)]
         root.children[0].n = root.children[1].n = 4
         root.children[2].n = 3  # the highest prior, but fewer visits
         assert alphazero.best_move(root) == priors.index(0.35)
@@ -1153,7 +1183,7 @@ def test_sequential_halving_schedule_worked_by_hand(m, n, schedule):
 def test_completed_q_and_sigma_by_hand():
     node = gumbel.Node()
     node.value = 0.2
-    node.children = [gumbel.Node(a, node, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    node.children = [gumbel.Node(a, p) for a, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     assert gumbel.completed_q(node) == [0.2, 0.2, 0.2]  # no visits: the network's value everywhere
     node.children[0].n, node.children[0].w = 2, 1.0    # mean 0.5
     node.children[1].n, node.children[1].w = 1, -0.4   # mean -0.4
@@ -1173,7 +1203,7 @@ def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
 
 def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
     net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
-    x, pi, z = gumbel.self_play("tictactoe", net, 4, 4, np.random.default_rng(0))
+    x, pi, z = gumbel.self_play("tictactoe", net, 4, plain(gumbel, simulations=4), np.random.default_rng(0))
     assert np.allclose(pi.sum(axis=1), 1)
     occupied = (x[:, :9] + x[:, 9:]) > 0
     assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
@@ -1239,7 +1269,7 @@ def test_gumbel_interior_selection_by_hand():
     # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
     # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
     node = gumbel.Node()
-    node.children = [gumbel.Node(m, node, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
+    node.children = [gumbel.Node(m, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
     for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
         ch.n, ch.w = n, n * mean
     assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
@@ -1249,7 +1279,7 @@ def test_gumbel_interior_selection_by_hand():
 def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visited():
     # 5 legal moves: m = 3 considers 3, m = 16 all 5 (min(m, legal moves)), the largest g + logits first
     root = gumbel.Node()
-    root.children = [gumbel.Node(m, root, p) for m, p in enumerate((0.1, 0.2, 0.3, 0.25, 0.15))]
+    root.children = [gumbel.Node(m, p) for m, p in enumerate((0.1, 0.2, 0.3, 0.25, 0.15))]
     gumbel.start_halving(root, 8, 3, None)  # no noise: the 3 largest priors
     assert root.considered == {2, 3, 1}
     gumbel.start_halving(root, 8, 16, None)
@@ -1280,14 +1310,14 @@ def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
         assert [module.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
         assert module.step_size(module.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
         path = str(tmp_path / f"{module.__name__}.pt")
-        module.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
+        module.train("tictactoe", cfg, 0, module.Run(1, out=path, log=lambda line: None))
         assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
 
 
 def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
     path = str(tmp_path / "c.pt")
     cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
-    alphazero_plus.train("tictactoe", cfg, seed=0, workers=1, out=path, log=lambda line: None)
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, out=path, log=lambda line: None))
     net = alphazero_plus.load(path, "tictactoe")
     assert net.kind == "conv" and alphazero_plus.NumpyNet(net).convs
     out = run("alphazero_plus.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
@@ -1319,7 +1349,8 @@ def test_conv_numpy_forward_equals_torch(module, game):
 
 def test_random_openings_start_games_from_every_first_move():
     rng = np.random.default_rng(0)
-    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, 2, 0, rng, random_openings=1.0)
+    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, plain(
+        alphazero_plus, simulations=2, temp_moves=0, random_openings=1.0), rng)
     stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
     assert stones.min() == 1  # no game was searched from the empty board
     firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
@@ -1328,8 +1359,8 @@ def test_random_openings_start_games_from_every_first_move():
 
 def test_q_weight_mixes_the_outcome_with_the_searchs_value():
     def run(w):
-        return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, 30, 9, np.random.default_rng(0),
-                                        q_weight=w)
+        return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, plain(
+            alphazero_plus, simulations=30, temp_moves=9, q_weight=w), np.random.default_rng(0))
     (x, pi, z), (x1, pi1, q), (x3, pi3, z3) = run(0.0), run(1.0), run(0.3)
     assert (x == x1).all() and (x == x3).all() and (pi == pi1).all()  # the weight changes the targets, not the games
     assert set(z.tolist()) <= {-1.0, 0.0, 1.0} and np.allclose(z3, 0.7 * z + 0.3 * q)  # (swapped: 0.3 z + 0.7 q)
@@ -1354,8 +1385,8 @@ def test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_ever
             assert not any(s.is_over() for s in states)
         return search(states, *args, **kwargs)
     monkeypatch.setattr(alphazero_plus, "search", first_search)
-    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 400, 1, 0, np.random.default_rng(5),
-                             random_openings=0.3, opening_moves=12)
+    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 400, plain(
+        alphazero_plus, simulations=1, temp_moves=0, random_openings=0.3, opening_moves=12), np.random.default_rng(5))
     started = [n for n in starts if n > 0]
     assert len(starts) == 400 and 120 - 3 * 9.2 < len(started) < 120 + 3 * 9.2
     assert set(started) == set(range(1, 13))
@@ -1371,11 +1402,13 @@ def test_playout_cap_keeps_that_fraction_of_moves_as_examples_searched_in_full()
         roots = search(states, net, n, *args, **kwargs)
         visits.extend([n] * len(roots))
         return roots
-    args = ("connect4", constant_net(7, 0.0), 100, 12, 0)
-    x_all, _, _ = alphazero_plus.self_play(*args, np.random.default_rng(2))
+    args = ("connect4", constant_net(7, 0.0), 100)
+    x_all, _, _ = alphazero_plus.self_play(*args, plain(alphazero_plus, simulations=12, temp_moves=0),
+                                           np.random.default_rng(2))
     with pytest.MonkeyPatch.context() as m:
         m.setattr(alphazero_plus, "search", counting)
-        x, _, _ = alphazero_plus.self_play(*args, np.random.default_rng(2), full_fraction=0.35, fast_simulations=3)
+        x, _, _ = alphazero_plus.self_play(*args, plain(alphazero_plus, simulations=12, temp_moves=0,
+                                                        full_fraction=0.35, fast_simulations=3), np.random.default_rng(2))
     assert visits.count(12) == len(x) and set(visits) == {12, 3}
     assert abs(len(x) - 0.35 * len(visits)) < 3 * math.sqrt(len(visits) * 0.35 * 0.65)
     assert len(x_all) > 1.5 * len(x)
@@ -1396,8 +1429,8 @@ def test_random_moves_play_that_fraction_of_moves_uniformly_and_keep_every_posit
     # 4 is open go elsewhere (a standard error of sqrt(0.3 * 0.7 / N) over N such moves); with 0, none does.
     sure = lambda x: (np.where(np.arange(7) == 3, 8.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
     for p in (0.0, 0.35):
-        x, _, _ = alphazero_plus.self_play("connect4", sure, 80, 3, 0, np.random.default_rng(4), noise=0.0,
-                                           random_moves=p)
+        x, _, _ = alphazero_plus.self_play("connect4", sure, 80, plain(
+            alphazero_plus, simulations=3, temp_moves=0, noise=0.0, random_moves=p), np.random.default_rng(4))
         open_moves = [column for column, open_ in moves_of(x) if open_]
         elsewhere = sum(column != 3 for column in open_moves) / len(open_moves)
         assert len(open_moves) > 300
@@ -1449,7 +1482,7 @@ def test_a_node_is_proven_by_its_childrens_exact_values(values, proven):
     # For whoever moved into the node: one child won for the opponent (1) proves a loss even with others open; all
     # children proven give minus the best (a draw if the best is a draw); an open child and no win leave it open.
     node = alphazero_plus.Node()
-    node.children = [alphazero_plus.Node(move, node) for move in range(len(values))]
+    node.children = [alphazero_plus.Node(move) for move in range(len(values))]
     for ch, v in zip(node.children, values):
         ch.proven = v
     assert alphazero_plus.prove(node) == proven
@@ -1463,18 +1496,18 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
     used, after, start = {}, {}, alphazero_plus.Run.start
 
-    def recording(run, net, seed, it):  # the first layer's weights of the network each iteration's games get
-        used[it] = net.w1.copy()
-        return start(run, net, seed, it)
+    def recording(run, fn, jobs, it):  # the first layer's weights of the network each iteration's games get
+        used[it] = jobs[0]["net"].w1.copy()
+        return start(run, fn, jobs, it)
     monkeypatch.setattr(alphazero_plus.Run, "start", recording)
     lines = []
-    alphazero_plus.train("tictactoe", cfg, workers=2, log=lines.append,
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
                          on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
     for it in range(1, 5):
         assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
     again = []
     monkeypatch.setattr(alphazero_plus.Run, "start", start)
-    alphazero_plus.train("tictactoe", cfg, workers=2, log=again.append)
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
     assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
 
 
@@ -1868,7 +1901,7 @@ def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the
     assert len(positions) == 60 and {p.set for p in positions} == set(further.SETS)
     states, rngs = [p.state() for p in positions], [np.random.default_rng(i) for i in range(60)]
     for label, sims in (("policy", 0), ("search 200", 200)):
-        agent = evaluate.Agent(net, sims, "alphazero_plus", **further.search_options(ckpt["settings"]))
+        agent = evaluate.Agent(net, sims, "alphazero_plus", **evaluate.search_options(ckpt["settings"]))
         errors = sum(p.is_error(m) for p, m in zip(positions, agent(states, rngs)))
         assert errors <= SHIPPED_SLICE_ERRORS[label] + 2, (label, errors)
 
@@ -2057,7 +2090,7 @@ def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
 def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_path):
     path = str(tmp_path / "t.pt")
     cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=4, steps=2)
-    alphazero.train("tictactoe", cfg, workers=1, out=path, log=lambda line: None)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=path, log=lambda line: None))
     assert torch.load(path, weights_only=True)["algorithm"] == "alphazero"
     common = ("--games", "4", "--simulations", "4", "--steps", "2", "--iterations", "2", "--resume", "--out", path)
     assert exit_message("gumbel.py", "--game", "tictactoe", *common) == (
@@ -2193,31 +2226,62 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, sign, t
         assert p.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (when, err)
 
 
-@pytest.mark.parametrize("argv, sign, line", [
-    (["evaluate.py", "--part", "blog", "--json", "JSON"], "[", r"interrupted; the parts that finished are in \S+"),
-    (["further.py", "--quick", "--part", "questions", "--json", "JSON"], "[",
-     r"interrupted; the parts that finished are in \S+"),
-    (["alphazero.py", "--game", "tictactoe", "--out", "OUT"], "iteration   1/",
-     r"interrupted at iteration \d+; \S+ holds iteration \d+: add --resume to go on")])
-def test_sigterm_to_the_process_group_ends_in_one_line_with_no_process_left(argv, sign, line, tmp_path):
-    # A job scheduler, or kill -- -PGID, sends SIGTERM to every process of the group, the workers too: the script
-    # ends as Ctrl-C does, with 128 + 15 = 143, and no process of its group is left (a worker killed mid-task
-    # must not leave the main process waiting for it).
+def children(pid):
+    try:
+        return open(f"/proc/{pid}/task/{pid}/children").read().split()
+    except OSError:  # it has ended
+        return ["ended"]
+
+
+NOTHING, FINISHED = r"interrupted before any part finished; nothing written", r"interrupted; the parts that " \
+    r"finished \(blog\) are in \S+"
+TRAINING = r"interrupted at iteration (\d+); (\S+ holds iteration \d+: add --resume to go on|nothing saved)"
+
+
+@pytest.mark.parametrize("argv, moments", [
+    (["evaluate.py", "--quick", "--json", "JSON"], {"workers": NOTHING, "[": NOTHING, "between": FINISHED}),
+    (["further.py", "--quick", "--part", "questions", "--json", "JSON"], {"workers": NOTHING, "[": NOTHING}),
+    (["alphazero.py", "--game", "tictactoe", "--games", "40", "--out", "OUT"],
+     {"workers": TRAINING, "iteration   1/": TRAINING})])
+def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(argv, moments, tmp_path):
+    # A job scheduler, or kill -- -PGID, sends SIGTERM to every process of the group, the workers too, here while
+    # the workers start, while they work, and between two of evaluate.py's parts: each time the script ends as
+    # Ctrl-C does, in one line that says what was saved, with 128 + 15 = 143, and no process of its group is left (a
+    # worker killed mid-task must not leave the main process waiting for it). Every wait here is bounded: a hang
+    # fails the test instead of stalling the suite.
     import re
     import signal
-    names = {"JSON": str(tmp_path / "r.json"), "OUT": str(tmp_path / "t.pt")}
-    p = started([names.get(a, a) for a in argv], sign)
-    os.killpg(p.pid, signal.SIGTERM)
-    out, err = p.communicate(timeout=600)
-    assert p.returncode == 143 and re.fullmatch(line, err.strip()), err[-2000:]
-    for _ in range(1000):  # the workers' exits are the kernel's to finish: a moment at most
+    for k, (moment, line) in enumerate(moments.items()):
+        names = {"JSON": str(tmp_path / f"r{k}.json"), "OUT": str(tmp_path / f"t{k}.pt")}
+        p = subprocess.Popen([sys.executable, *[names.get(a, a) for a in argv]], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             cwd=os.path.dirname(os.path.abspath(__file__)))
+        printed = queue.Queue()  # its lines, read by a thread, so that each wait for one is bounded too
+        threading.Thread(target=lambda: [printed.put(line) for line in p.stdout], daemon=True).start()
         try:
-            os.killpg(p.pid, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.01)
-    else:
-        raise AssertionError("a process of the group is still alive")
+            if moment == "workers":  # the first worker process exists: the others may still be starting
+                deadline = time.time() + 120
+                while not children(p.pid) and time.time() < deadline:
+                    time.sleep(0.001)
+            else:  # a line that starts with the sign; "between": the second part's first line
+                for _ in range(2 if moment == "between" else 1):
+                    while not printed.get(timeout=120).lstrip().startswith("[" if moment == "between" else moment):
+                        pass
+            os.killpg(p.pid, signal.SIGTERM)
+            p.wait(timeout=60)  # (stdout goes on being read by the thread; stderr is one line)
+            err = p.stderr.read()
+        except (subprocess.TimeoutExpired, queue.Empty):
+            os.killpg(p.pid, signal.SIGKILL)
+            raise AssertionError(f"{argv[0]} hung at {moment!r}, or after SIGTERM there")
+        assert p.returncode == 143 and re.fullmatch(line, err.strip()), (moment, err[-2000:])
+        for _ in range(1000):
+            try:
+                os.killpg(p.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError(f"a process of {argv[0]}'s group is alive after SIGTERM at {moment!r}")
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -2266,13 +2330,14 @@ def test_training_writes_a_csv_row_an_iteration_and_resume_appends(tmp_path):
     import csv
     out, lines = str(tmp_path / "run.pt"), []
     cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=3)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), workers=1, out=out, log=lines.append)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, log=lines.append))
     rows = list(csv.DictReader(open(tmp_path / "run.csv")))
     assert [int(row["iteration"]) for row in rows] == [1, 2]
     assert list(rows[0]) == ["iteration", "positions", "value_loss", "policy_loss", "self_play_s", "training_s"]
     positions = [int(line.split("positions")[1].split()[0]) for line in lines]  # the progress lines' numbers
     assert [int(row["positions"]) for row in rows] == positions
-    alphazero.train("tictactoe", dict(cfg, iterations=3), workers=1, out=out, log=lambda line: None, resume=True)
+    alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
+                    alphazero.Run(1, out=out, resume=True, log=lambda line: None))
     assert [int(row["iteration"]) for row in csv.DictReader(open(tmp_path / "run.csv"))] == [1, 2, 3]
     result = run("evaluate.py", "--plot-run", str(tmp_path / "run.csv"), "--plots", str(tmp_path))
     assert result.returncode == 0 and (tmp_path / "runs_run.png").read_bytes()[:4] == b"\x89PNG", result.stderr
