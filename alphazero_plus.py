@@ -377,6 +377,8 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
 def fit(net, optimizer, data, steps, batch, rng):
     """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
+    if not len(z):  # --full-fraction: no position kept yet, nothing to learn from
+        return np.array([np.nan, np.nan])
     losses = []
     for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
@@ -456,6 +458,12 @@ def check_game(game, cfg):
         raise ValueError(f"the settings for {game} lack {', '.join(missing)}: settings() gives every one")
     games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]),
                              *[games.Board] * (cfg["net"] == "conv"))
+    for wrong, words in ((cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"], "--lr-final is where the step "
+                          f"size falls to from --lr: at most {cfg['lr']}, not {cfg['lr_final']}"),
+                         (cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"], "--fast-"
+                          f"simulations are the cheap searches: at most --simulations {cfg['simulations']}")):
+        if wrong:
+            raise ValueError(words)
 
 
 # Plumbing: the run, checkpoints, the terminal game, the command line (what all trainers share: games.py's end) ---
@@ -603,10 +611,10 @@ def main():
     if args.play:
         saved = load(path, args.game, as_net=False).get("settings") or {}  # how it searched: the defaults for --play
         cfg.update({k: saved[k] for k in ("c_puct", "reuse_tree", "solver") if k in saved and getattr(args, k) is None})
-        trained_by = load(path, args.game, as_net=False).get("algorithm", "alphazero")
+        trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
         if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
             print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["c_puct"],
+        play(NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"],
              cfg["reuse_tree"], cfg["solver"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))

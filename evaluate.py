@@ -403,13 +403,16 @@ class OptimalMoves:
 POOL = games.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
 
 
-def parallel(fn, tasks):
-    """[fn(task) for task in tasks], in the worker processes."""
-    return POOL.map(apply, [dict(fn=fn, task=task) for task in tasks])
+def parallel(fn, tasks, done=None):
+    """[fn(task) for task in tasks], in the worker processes; done(tasks done), if given, is told as each ends."""
+    return POOL.map(apply, [dict(fn=fn, task=task) for task in tasks], done=done)
 
 
 def apply(fn, task):
     return fn(task)
+
+
+TELL_EVERY = 30  # seconds between two progress lines of a long measure
 
 
 def chunks(n, k):
@@ -421,8 +424,15 @@ def run_jobs(jobs, workers):
     """jobs: {key: a job}. Every job is cut into pieces and the pieces of all jobs go to the pool together, so that
     the cores stay busy. Returns {key: the job's total}."""
     pieces = [(key, job, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, 2 * workers)]
-    results = {key: [] for key in jobs}
-    for (key, _, _), r in zip(pieces, parallel(run_piece, [(job, idx) for _, job, idx in pieces])):
+    results, began, told = {key: [] for key in jobs}, time.time(), [time.time()]
+
+    def done(n):  # long measures show their progress: a line every TELL_EVERY seconds, with the time left
+        now = time.time()
+        if now - told[0] >= TELL_EVERY and n < len(pieces):
+            print(f"  {n} of {len(pieces)} pieces measured in {now - began:.0f} s, about "
+                  f"{(now - began) / n * (len(pieces) - n):.0f} s left", flush=True)
+            told[0] = now
+    for (key, _, _), r in zip(pieces, parallel(run_piece, [(job, idx) for _, job, idx in pieces], done)):
         results[key] += r
     return {key: jobs[key].total(r) for key, r in results.items()}
 
@@ -1028,15 +1038,19 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     args = parser.parse_args()
     if args.checkpoint is not None and args.part:
         parser.error("--part is for the parts; --checkpoint measures one network as Part 1 or Part 2 does")
-    if args.plot_run and (args.part or args.checkpoint):
-        parser.error("--plot-run draws runs already trained; it runs no part and measures no checkpoint")
+    idle = sorted({a.split("=")[0] for a in sys.argv[1:] if a.startswith("--")} - {"--plot-run", "--plots"})
+    if args.plot_run and idle:  # the flags that would do nothing
+        parser.error(f"--plot-run draws runs already trained, from their CSVs alone: {', '.join(idle)} would do nothing")
     try:
         if args.plots is not None or args.plot_run:
             pyplot()
             folder = "." if args.plots is None else args.plots
             if not folder or os.path.isfile(folder):
                 raise ValueError(f"--plots needs a folder, not {'an empty path' if not folder else 'the file ' + folder}")
-            os.makedirs(folder, exist_ok=True)
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError as e:
+                raise ValueError(f"cannot make the folder {folder}: {e.strerror}") from None
             writable(os.path.join(folder, "figure.png"))
         if args.plot_run:
             name = "runs_" + "_".join(os.path.splitext(os.path.basename(p))[0] for p in args.plot_run) + ".png"

@@ -294,7 +294,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
           f"the same network\n  with {4 * deep} simulations moves for it (here up to {p['stand_in_up_to']} stones): "
           f"not a perfect player in the opening",
           ["measure", "ours"], rows)
-    benchmark_table(name, benchmark)
+    benchmark_table(name, benchmark, len(positions) // len(SETS))
     ours["benchmark"] = benchmark
     return ours
 
@@ -368,12 +368,12 @@ def benchmark_jobs(agent, positions, tag="", simulations=BENCHMARK_SIMULATIONS):
             for n in simulations}
 
 
-def benchmark_table(name, rates):
+def benchmark_table(name, rates, size=200):
     """Each set's error rate, ours ({label: {set: rate}}) beside AlphaZero.jl's and minimax's (theirs), in %."""
     columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **rates}
     rows = [[s] + [f"{100 * columns[c][s]:.1f}%" for c in columns] for s in SETS]
     rows.append(["average"] + [f"{100 * statistics.mean(columns[c].values()):.1f}%" for c in columns])
-    table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  (200 "
+    table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  ({size} "
           f"positions from random games in each set, every move valued by a public perfect solver)", ["set", *columns],
           rows)
 

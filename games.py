@@ -606,18 +606,23 @@ def play_in_terminal(state, agent, human_first=True):
     print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
 
 
+WORDS = {1: "win", 0: "draw", -1: "loss"}  # a proven value, in words
+
+
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
     """Print what the agent's search saw (the prior, visits and value of every legal move, most visited first, with
     a bar) and return its move. kept: the visits a subtree kept from the last search brought; proven(child): the
     exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
     print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visits it kept" if kept else "") +
            ":") if n_simulations else "the raw policy (no search):")
+    if proven(root) is not None:  # (the root's value is for the player who moved into it: the human)
+        print(f"the position is a proven {WORDS[-proven(root)]} for the agent: the search stopped when it knew")
     print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
     total = sum(ch.n for ch in root.children)
     for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
         value_here = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
         share = ch.n / total if total else ch.prior  # of the visits, or of the policy with no search
-        mark = {1: "proven win", 0: "proven draw", -1: "proven loss"}.get(proven(ch))
+        mark = "proven " + WORDS[proven(ch)] if proven(ch) is not None else None
         print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value_here}  {'#' * round(40 * share)}"
               + (f"  {mark}" if mark else ""))
     print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f})")
@@ -685,10 +690,10 @@ class Workers:
     def shares(self, n):  # n games shared among the workers
         return [n // self.n + (k < n % self.n) for k in range(min(n, self.n))]
 
-    def start(self, fn, jobs, report=None):
+    def start(self, fn, jobs, report=None, done=None):
         """Hand out fn(**job) for each job (collect() gives the results in order); report(k, *now) hears how
-        self_play's job k goes. With no workers, the jobs wait for collect()."""
-        self.fn, self.todo, self.busy, self.report = fn, list(enumerate(jobs)), {}, report
+        self_play's job k goes, done(jobs done) each end of a job. With no workers, the jobs wait for collect()."""
+        self.fn, self.todo, self.busy, self.report, self.done = fn, list(enumerate(jobs)), {}, report, done
         self.results = [None] * len(jobs)
         self.pump(0)
 
@@ -707,19 +712,25 @@ class Workers:
                 self.report(self.busy[pipe], *what)
             else:
                 self.results[self.busy.pop(pipe)] = what
+                self.ended()
 
     def collect(self):
         while self.todo and not self.pipes:  # no workers: this process does the jobs now
             k, job = self.todo.pop(0)
             on_move = {"on_move": lambda *now: self.report(k, *now)} if self.report else {}
             self.results[k] = self.fn(**job, **on_move)
+            self.ended()
         while self.todo or self.busy:
             self.pump(WAIT)
         return self.results
 
-    def map(self, fn, jobs, report=None):
+    def ended(self):
+        if self.done:
+            self.done(len(self.results) - len(self.todo) - len(self.busy))
+
+    def map(self, fn, jobs, report=None, done=None):
         """[fn(**job) for job in jobs], shared among the workers."""
-        self.start(fn, jobs, report)
+        self.start(fn, jobs, report, done)
         return self.collect()
 
     def close(self):  # the workers this run started, and no other process

@@ -500,10 +500,10 @@ def main():
     default = f"{args.game.split(':')[-1].lower()}_gumbel.pt"
     path = next(p for p in (args.checkpoint if args.play else args.out, default) if p is not None)  # "": refused
     if args.play:
-        trained_by = load(path, args.game, as_net=False).get("algorithm", "alphazero")
+        trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
         if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
             print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent", cfg["considered"])
+        play(NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["considered"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
         print(f"\ncheckpoint: {path}\nplay against it: python {ALGORITHM}.py --game {args.game} --play"

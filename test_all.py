@@ -5,11 +5,13 @@ whose outcome is certain."""
 
 import functools
 import gc
+import json
 import math
 import multiprocessing
 import os
 import queue
 import random
+import re
 import subprocess
 import sys
 import threading
@@ -1023,12 +1025,14 @@ def test_the_value_target_is_the_outcome_for_the_player_to_move():
         assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
 
 
-def test_the_losses_of_a_batch_by_hand():
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_the_losses_of_a_batch_by_hand(module):
     # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
     # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
-    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560.
+    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560
+    # (a softmax over the batch instead of the moves would give each row's 0.5 its own batch-wide share).
     # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
-    net = zeroed(alphazero.Net("tictactoe", 8))
+    net = zeroed(module.Net("tictactoe", 8))
     with torch.no_grad():
         net.policy.bias[0] = math.log(2)
         net.value.bias[0] = math.atanh(0.6)
@@ -1036,7 +1040,7 @@ def test_the_losses_of_a_batch_by_hand():
     pi[:, :2] = 0.5
     data = [(np.ones((5, 18), np.float32), pi, np.full(5, -0.5, np.float32))]
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
-    value_loss, policy_loss = alphazero.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
+    value_loss, policy_loss = module.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
     assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
     assert policy_loss == pytest.approx(1.9560, abs=1e-4), "the policy loss: -pi . log p"
 
@@ -1509,6 +1513,231 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     monkeypatch.setattr(alphazero_plus.Run, "start", start)
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
     assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
+
+
+def test_a_playout_cap_that_keeps_no_position_trains_on(tmp_path):
+    # --full-fraction 0.01 keeps about one move in a hundred: a share of 5 tic-tac-toe games (about 40 moves) often
+    # keeps none, and its examples are then empty arrays of the right shapes; an iteration with none at all trains
+    # nothing (its losses nan) and the run goes on. Seed 3: the one share of 1 game keeps no position.
+    cfg = plain(alphazero_plus, simulations=4, temp_moves=0, full_fraction=0.01, fast_simulations=2)
+    x, pi, z = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 1, cfg, np.random.default_rng(3))
+    assert (x.shape, pi.shape, z.shape) == ((0, 18), (0, 9), (0,))
+    lines = []
+    cfg = alphazero_plus.settings("tictactoe", iterations=2, games=10, simulations=4, steps=2, full_fraction=0.01,
+                                  fast_simulations=2)
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append))
+    assert len(lines) == 2
+
+
+def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
+    # Each refused in one line before any work; each edge's other side passes: --lr-final equal to --lr,
+    # --fast-simulations equal to --simulations (or above it when every move is searched in full)
+    assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
+                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final is where the step size " \
+                                                   "falls to from --lr: at most 0.001, not 0.5"
+    check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
+    with pytest.raises(ValueError, match=r"^--fast-simulations are the cheap searches: at most --simulations 5$"):
+        check(simulations=5, full_fraction=0.5, fast_simulations=6)
+    with pytest.raises(ValueError, match=r"at most 0.003, not 0.0031"):
+        check(lr=0.003, lr_final=0.0031)
+    check(lr=0.003, lr_final=0.003)
+    check(simulations=5, full_fraction=0.5, fast_simulations=5)
+    check(simulations=5, full_fraction=1.0, fast_simulations=6)
+
+
+def test_a_closed_pipe_ends_training_with_a_word_of_its_checkpoint_and_evaluate_writes_its_json(tmp_path):
+    # `| head -1`: the reader goes after the first line. A training stops at its next line, saying on stderr what
+    # its checkpoint holds, with 128 + SIGPIPE = 141; evaluate.py goes on quietly and writes its JSON.
+    out = tmp_path / "t.pt"
+    here = os.path.dirname(os.path.abspath(__file__))
+    for argv, check in (
+            (["alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations", "8", "--steps", "5",
+              "--workers", "2", "--out", str(out)], "training"),
+            (["evaluate.py", "--part", "blog", "--quick", "--json", str(tmp_path / "b.json")], "evaluate")):
+        p = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=here)
+        p.stdout.readline()
+        p.stdout.close()
+        err = p.communicate(timeout=600)[1]
+        if check == "training":
+            assert p.returncode == 141 and re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration \d+: "
+                                                        r"add --resume to go on", err.strip()), err[-2000:]
+        else:
+            assert p.returncode == 0 and err == "" and "blog" in json.load(open(tmp_path / "b.json")), err[-2000:]
+
+
+NIM = """
+import numpy as np
+
+class Nim:
+    n_actions, encoding_size = 3, 11
+    def __init__(self, sticks=10):
+        self.sticks, self.moves = sticks, 0
+    def copy(self):
+        s = Nim(self.sticks)
+        s.moves = self.moves
+        return s
+    def legal_moves(self):
+        return list(range(min(3, self.sticks)))
+    def play(self, move):
+        self.sticks, self.moves = self.sticks - (move + 1), self.moves + 1
+    def is_over(self):
+        return self.sticks == 0
+    def first_to_move(self):
+        return self.moves % 2 == 0
+    def result(self):
+        return 1.0 if self.moves % 2 == 1 else 0.0
+    def key(self):
+        return self.sticks, self.moves % 2
+    def encode(self):
+        return self.encode_many([self])[0]
+    @staticmethod
+    def encode_many(states):
+        return np.eye(11, dtype=np.float32)[[s.sticks for s in states]]
+    def move_name(self, move):
+        return str(move + 1)
+    def __str__(self):
+        return f"{self.sticks} sticks"
+"""
+
+
+def test_a_game_of_your_own_from_the_command_line(tmp_path):
+    # The README's Nim in a module of its own: --game nim_game:Nim trains it with two workers and plays it (the
+    # three trainers share games.command_line, which imports it)
+    script = "alphazero.py"
+    (tmp_path / "nim_game.py").write_text(NIM)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = str(tmp_path / f"nim_{script}.pt")
+    common = ["--game", "nim_game:Nim", "--simulations", "6"]
+    trained = subprocess.run([sys.executable, script, *common, "--iterations", "2", "--games", "8", "--steps", "3",
+                              "--hidden", "16", "--workers", "2", "--out", out], capture_output=True, text=True,
+                             cwd=here, env=env)
+    assert trained.returncode == 0 and trained.stdout.count("iteration ") == 2, trained.stderr[-2000:]
+    assert torch.load(out, weights_only=True)["game"] == "nim_game:Nim"
+    played = subprocess.run([sys.executable, script, *common, "--play", "--checkpoint", out], input="1\n" * 10,
+                            capture_output=True, text=True, cwd=here, env=env)
+    assert played.returncode == 0 and played.stdout.rstrip().endswith(("you win", "the agent wins")), played.stderr
+    assert exit_message(script, "--game", "no_such_module:Nim") == \
+        f"{script}: error: argument --game: no game 'no_such_module:Nim': tictactoe, connect4, or module:Class"
+
+
+class Float64Letters(Letters):
+    def encode(self):
+        return super().encode().astype(np.float64)
+
+
+class WideLetters(Letters):
+    encoding_size = Letters.encoding_size + 1
+
+
+class FarLetters(Letters):
+    def legal_moves(self):
+        return [m + Letters.n_actions for m in super().legal_moves()]
+
+
+class Nameless:  # a class with the network's names only: none of Game's
+    n_actions, encoding_size = 2, 2
+
+    def key(self):
+        return 0
+
+    def encode(self):
+        return np.zeros(2, np.float32)
+
+    @staticmethod
+    def encode_many(states):
+        return np.zeros((len(states), 2), np.float32)
+
+
+@pytest.mark.parametrize("cls, words", [
+    (Float64Letters, "encode() gives float64 of shape"),
+    (WideLetters, "not float32 of shape"),
+    (FarLetters, "from 0 to n_actions - 1"),
+    (Nameless, "has no copy, legal_moves, play, is_over, first_to_move, result, move_name")])
+def test_a_game_that_breaks_the_contract_is_named_before_any_self_play(cls, words, monkeypatch):
+    # The names a game lacks, those it takes from Game too, then its start position's encoding and moves
+    monkeypatch.setitem(alphazero.GAMES, "odd", cls)
+    played = []
+    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(job))
+    with pytest.raises(ValueError, match=re.escape(words)):
+        alphazero.train("odd", alphazero.settings("odd", iterations=1, games=2, simulations=2, steps=1))
+    assert played == [] and games.lacks(Letters, games.NetworkGame) == []
+
+
+def test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header(tmp_path):
+    out = str(tmp_path / "m.pt")
+    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=2)
+    alphazero.train("tictactoe", dict(cfg, iterations=1), 0, alphazero.Run(1, out=out, log=lambda line: None))
+    os.remove(tmp_path / "m.csv")
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, resume=True,
+                                                                           log=lambda line: None))
+    assert (tmp_path / "m.csv").read_text().splitlines()[0] == games.RUN_CSV.strip()
+    assert [row.split(",")[0] for row in (tmp_path / "m.csv").read_text().splitlines()[1:]] == ["2"]
+
+
+def test_a_checkpoint_whose_csv_would_be_itself_is_refused(tmp_path):
+    assert exit_message("alphazero.py", "--game", "tictactoe", "--out", str(tmp_path / "run.csv")) == \
+        f"alphazero.py: error: cannot write the checkpoint {str(tmp_path / 'run.csv')!r}: its CSV, written beside " \
+        f"it, would be the same file: choose a name that does not end in .csv"
+
+
+def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
+    path = tmp_path / "c.pt"
+    alphazero_plus.save(alphazero_plus.Net("connect4", 8, "conv"), str(path))
+    for script in ("alphazero.py", "gumbel.py"):
+        assert exit_message(script, "--play", "--checkpoint", str(path)) == \
+            f"{script}: error: {path} holds a conv network, which {script} cannot build"
+
+
+def test_the_terminal_table_says_what_is_proven_and_what_was_kept(capsys):
+    # A root with three moves: one proven a win for the agent (1), one proven a loss (-1), one unknown; 12 visits
+    # kept from the last search. Then a root proven lost for the human who moved into it: a win for the agent.
+    root = alphazero_plus.Node()
+    root.children = [alphazero_plus.Node(m, p) for m, p in ((0, 0.2), (1, 0.5), (2, 0.3))]
+    for ch, proven, n in zip(root.children, (1, -1, None), (0, 9, 3)):
+        ch.proven, ch.n, ch.w = proven, n, 0.0
+    games.show_search(games.ConnectFour(), root, 35, 0, 1.0, kept=12, proven=lambda node: node.proven)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "the agent searched 35 simulations on the 12 visits it kept:"
+    assert lines[2].split()[0] == "2" and lines[2].endswith("proven loss")  # the most visited first
+    assert lines[4].split()[0] == "1" and lines[4].endswith("proven win") and lines[-1].startswith("the agent plays 1")
+    root.proven = -1
+    games.show_search(games.ConnectFour(), root, 35, 0, 1.0, proven=lambda node: node.proven)
+    assert capsys.readouterr().out.splitlines()[1] == "the position is a proven win for the agent: the search " \
+                                                       "stopped when it knew"
+
+
+def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
+    # Move 0 proven lost with 40 visits, move 1 unknown with 3: move 1 (best_move ranks a proven loss last); with
+    # every move proven lost, the most visited of them. A proven root's label goes all on best_move.
+    root = alphazero_plus.Node()
+    root.children = [alphazero_plus.Node(0, 0.6), alphazero_plus.Node(1, 0.4)]
+    root.children[0].proven, root.children[0].n, root.children[1].n = -1, 40, 3
+    assert alphazero_plus.best_move(root) == 1
+    root.children[1].proven = -1
+    root.proven = alphazero_plus.prove(root)
+    assert root.proven == 1 and alphazero_plus.best_move(root) == 0
+    assert alphazero_plus.visit_policy(root) == {0: 1.0, 1: 0.0}
+
+
+def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_legal(monkeypatch):
+    # Full searches (kept as examples) get the root's Dirichlet noise, cheap ones none; every move made, random or
+    # searched, is a legal move of the position it is made in.
+    searches, search, play = [], alphazero_plus.search, games.ConnectFour.play
+
+    def recording(states, net, n, *args, noise=None, **kwargs):
+        searches.append((n, noise is not None))
+        return search(states, net, n, *args, noise=noise, **kwargs)
+
+    def checked(state, move):
+        assert move in state.legal_moves()
+        play(state, move)
+    monkeypatch.setattr(alphazero_plus, "search", recording)
+    monkeypatch.setattr(games.ConnectFour, "play", checked)
+    cfg = plain(alphazero_plus, simulations=7, temp_moves=0, full_fraction=0.5, fast_simulations=2, random_moves=0.5)
+    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 20, cfg, np.random.default_rng(1))
+    assert {(7, True), (2, False)} == set(searches)
 
 
 # ---------------------------------------------------------------------------------------------------------------
