@@ -270,6 +270,18 @@ def test_go_two_passes_end_the_game_and_eyes_are_not_filled():
     assert s.is_over() and s.legal_moves() == []
 
 
+def test_go_ends_at_two_passes_in_a_row_not_at_any_two():
+    # Black passes, White plays G7, Black passes again: two passes, not in a row, and the game goes on; White's
+    # pass right after Black's ends it.
+    s = games.go_corner()
+    s.play(games.PASS)
+    s.play(P("G7"))
+    s.play(games.PASS)
+    assert not s.is_over()
+    s.play(games.PASS)
+    assert s.is_over()
+
+
 def test_go_scoring_of_the_article_position_alive_and_dead():
     s = games.go_corner()
     s.play(P("B1"))  # the corner lives: 5 + 1 stones, eyes A1 and C1, row 5, rows 6-7
@@ -318,6 +330,25 @@ def test_mirror_matches_a_position_built_mirrored():
     assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
     p = np.arange(7.0)
     assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
+
+
+def test_tictactoe_names_and_connect_fours_planes_match_boards_drawn_by_hand():
+    # Tic-tac-toe: X on cells 0 and 8, O on 4; the top row is row 3, as a chess board is read
+    t = games.TicTacToe()
+    for m in (0, 4, 8):
+        t.play(m)
+    assert str(t) == "3 X . .\n2 . O .\n1 . . X\n  a b c"
+    assert [t.move_name(m) for m in (0, 2, 3, 8)] == ["a3", "c3", "a2", "c1"]
+    # Connect Four: X in column 1 twice, O in column 7; O to move. encode() read as 2 planes of board_shape is the
+    # board as printed, top row first: the mover's (O's) stones, then the opponent's (X's).
+    c = games.ConnectFour()
+    for m in (0, 6, 0):
+        c.play(m)
+    drawn = [row.split() for row in str(c).splitlines()[:6]]
+    planes = c.encode().reshape((2,) + games.ConnectFour.board_shape)
+    assert games.ConnectFour.board_shape == (6, 7)
+    assert [[int(v) for v in row] for row in planes[0]] == [[int(x == "O") for x in row] for row in drawn]
+    assert [[int(v) for v in row] for row in planes[1]] == [[int(x == "X") for x in row] for row in drawn]
 
 
 def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
@@ -767,6 +798,22 @@ def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch)
                     alphazero.Run(1, out=path, resume=True, log=lambda line: None))
     assert set(seen[0]) == set(saved) and all(int(seen[0][k]["step"]) == 10 for k in saved)
     assert all(torch.equal(seen[0][k][m], saved[k][m]) for k in saved for m in ("exp_avg", "exp_avg_sq"))
+
+
+def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default(tmp_path):
+    # A checkpoint whose settings lack reuse_tree (saved before that setting existed) resumes with its default, 0;
+    # and one that has done every iteration asked says so instead of training nothing
+    path = str(tmp_path / "o.pt")
+    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=2)
+    alphazero.train("tictactoe", dict(cfg, iterations=1), 0, alphazero.Run(1, out=path, log=lambda line: None))
+    ckpt = torch.load(path, weights_only=True)
+    del ckpt["settings"]["reuse_tree"]
+    torch.save(ckpt, path)
+    lines = []
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
+    assert len(lines) == 1 and lines[0].startswith("iteration   2/2")
+    with pytest.raises(ValueError, match=r"has 2 iterations done, all that --iterations asks: ask for more to go on"):
+        alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, resume=True))
 
 
 def test_a_few_iterations_of_training_beat_the_untrained_policy():
@@ -1861,6 +1908,12 @@ def test_the_tactical_player_wins_at_once_before_it_blocks():
         for m in moves:
             s.play(m)
         assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {expected}
+
+
+def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
+    # 10 items in 4 pieces: 2, 3, 2, 3 of them, every index once, in order; 3 items in 8 pieces: three of one
+    assert [list(r) for r in evaluate.chunks(10, 4)] == [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]]
+    assert [list(r) for r in evaluate.chunks(3, 8)] == [[0], [1], [2]]
 
 
 def assert_figures(folder, names):
