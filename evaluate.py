@@ -889,8 +889,8 @@ def progress(text):
     """A line with the elapsed time and an estimate of what is left (from the parts' usual times)."""
     now, parts, i, k, expected = time.time(), PLAN["parts"], PLAN["current"], int(PLAN["quick"]), PLAN["expected"]
     left = max(0, expected[parts[i]][k] - (now - PLAN["since"])) + sum(expected[p][k] for p in parts[i + 1:]) \
-        if parts else 0
-    print(f"\n[{now - START:4.0f} s elapsed, about {left:.0f} s left] {text}", flush=True)
+        if parts else None  # (a checkpoint's measures: their own lines say what is left)
+    print(f"\n[{now - START:4.0f} s elapsed" + (f", about {left:.0f} s left] " if parts else "] ") + text, flush=True)
 
 
 FRACTION_TOLERANCE = 0.05  # optimal-move fractions: about the spread between the lab's own seeds in Part 3a
@@ -998,6 +998,7 @@ def measure_checkpoint(args):
     lab's simulations), searching as the algorithm that trained it, with the options its settings record."""
     net, algorithm, options = load_any(args.checkpoint)
     n_simulations = alphazero.settings(net.game)["simulations"]
+    progress(f"measuring {args.checkpoint} as Part {2 if net.game == 'connect4' else 1} measures its networks")
     if net.game == "connect4":
         jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed, "", algorithm, **options)
         ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs, args.workers).items()}
