@@ -1243,6 +1243,18 @@ def test_completed_q_and_sigma_by_hand():
     assert gumbel.sigma_q(node) == pytest.approx([5.2, 0.0, 5.2 * (mixed + 0.4) / 0.9])  # (50 + 2) * 0.1 = 5.2
 
 
+def test_gumbels_mixed_value_takes_the_roots_network_value_for_the_player_to_move():
+    # A network that values every position 0.6 for the player to move there. After one simulation the visited child
+    # holds -0.6 for the root's player (0.6 for the opponent, who moves there), and the root keeps its own 0.6:
+    # an unvisited child's completed Q mixes them as (0.6 + 1 x -0.6) / (1 + 1) = 0 (with the root's value on the
+    # wrong side it would be -0.6)
+    root, = gumbel.search([games.ConnectFour()], constant_net(7, 0.6), 1)
+    visited = [ch for ch in root.children if ch.n]
+    assert root.value == pytest.approx(0.6) and len(visited) == 1 and visited[0].value == pytest.approx(0.6)
+    q = gumbel.completed_q(root)
+    assert sorted(q) == pytest.approx([-0.6] + [0.0] * 6)
+
+
 def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
     net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
     for seed in range(5):
@@ -1768,6 +1780,15 @@ def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
     assert alphazero_plus.visit_policy(root) == {0: 1.0, 1: 0.0}
 
 
+def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_examples_kept():
+    # 6 Connect Four games, 3 moves sampled by visits in each (18), though only about 0.4 of the moves are kept as
+    # examples: counting the examples kept instead would sample far more than 3 a game
+    rng = CountingRng(5)
+    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 6, plain(
+        alphazero_plus, simulations=6, temp_moves=3, full_fraction=0.4, fast_simulations=3), rng)
+    assert len(rng.sampled) == 18
+
+
 def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_legal(monkeypatch):
     # Full searches (kept as examples) get the root's Dirichlet noise, cheap ones none; every move made, random or
     # searched, is a legal move of the position it is made in.
@@ -1844,7 +1865,8 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
         return [numbers(v) for v in r] if isinstance(r, list) else r
     alone = {part: subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--part", part,
                                      "--json", str(tmp_path / f"{part}.json")], stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True) for part in results}  # side by side
+                                    stderr=subprocess.PIPE, text=True) for part in results if part != "2"}
+    # (side by side; Part 2 alone is left out for time: Part 3b alone trains its network again, which must match)
     for part, p in alone.items():
         out, err = p.communicate(timeout=600)
         assert p.returncode == 0, err[-2000:]
@@ -2521,8 +2543,8 @@ TRAINING = r"interrupted at iteration (\d+); (\S+ holds iteration \d+: add --res
 
 
 @pytest.mark.parametrize("argv, moments", [
-    (["evaluate.py", "--quick", "--json", "JSON"], {"workers": NOTHING, "[": NOTHING, "between": FINISHED}),
-    (["further.py", "--quick", "--part", "questions", "--json", "JSON"], {"workers": NOTHING, "[": NOTHING}),
+    (["evaluate.py", "--quick", "--json", "JSON"], {"between": FINISHED}),
+    (["further.py", "--quick", "--part", "questions", "--json", "JSON"], {"[": NOTHING}),
     (["alphazero.py", "--game", "tictactoe", "--games", "40", "--out", "OUT"],
      {"workers": TRAINING, "iteration   1/": TRAINING})])
 def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(argv, moments, tmp_path):
