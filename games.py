@@ -2,7 +2,8 @@
 
 Go's corner and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's
 (the network trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a
-copy and return the first player's result.
+copy and return the first player's result. At the end, apart: the plumbing the three trainers and the bench share
+(worker processes, signals, the files a training writes, the command line's checks), none of it an algorithm.
 """
 import argparse
 import contextlib

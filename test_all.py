@@ -1780,6 +1780,18 @@ def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
     assert alphazero_plus.visit_policy(root) == {0: 1.0, 1: 0.0}
 
 
+def test_a_proven_roots_value_target_is_its_exact_value():
+    # With --solver and --q-weight 1 the target is the search's value of the root. Before a game's winning move the
+    # root is proven at its expansion (a child ends the game), and the search stops there: the target is exactly
+    # +1 for the player to move, where the average of the visits would be the network's 0.0 here.
+    cfg = plain(alphazero_plus, simulations=20, temp_moves=0, solver=1, q_weight=1.0)
+    x, _, z = alphazero_plus.self_play("connect4", constant_net(7, 0.0), 12, cfg, np.random.default_rng(2))
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    last = [i for i in range(len(x)) if i + 1 == len(x) or stones[i + 1] <= stones[i]]  # each game's last position
+    decisive = [i for i in last if stones[i] < 41]  # (a game that filled the board may be a draw)
+    assert len(last) == 12 and len(decisive) >= 10 and all(z[i] == 1.0 for i in decisive)
+
+
 def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_examples_kept():
     # 6 Connect Four games, 3 moves sampled by visits in each (18), though only about 0.4 of the moves are kept as
     # examples: counting the examples kept instead would sample far more than 3 a game
@@ -2650,6 +2662,15 @@ def test_training_writes_a_csv_row_an_iteration_and_resume_appends(tmp_path):
     lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
     label = "run.csv (alphazero.py, tictactoe, 4 games x 4 simulations, hidden 128)"  # what the checkpoint records
     assert lines[f"{label}: policy"] == [float(r["policy_loss"]) for r in csv.DictReader(open(tmp_path / "run.csv"))]
+
+
+def test_plot_run_refuses_the_flags_that_would_do_nothing_and_plots_names_a_folder_it_cannot_make(tmp_path):
+    csv = str(tmp_path / "run.csv")
+    for script, flag in (("evaluate.py", "--quick"), ("further.py", "--seed")):
+        assert exit_message(script, "--plot-run", csv, *([flag, "3"] if flag == "--seed" else [flag])) == \
+            f"{script}: error: --plot-run draws runs already trained, from their CSVs alone: {flag} would do nothing"
+    assert exit_message("evaluate.py", "--quick", "--plots", "/sys/figs") == \
+        "evaluate.py: error: cannot make the folder /sys/figs: Operation not permitted"
 
 
 def test_plots_without_matplotlib_say_how_to_install_it(monkeypatch, tmp_path):
