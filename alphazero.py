@@ -374,7 +374,7 @@ class Run:
         if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
             save(net, self.out, optimizer, it, cfg)
             games.add_row(os.path.splitext(self.out)[0] + ".csv", games.RUN_CSV,
-                          f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n")
+                          f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
                  f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
                  f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "

@@ -781,9 +781,10 @@ def release(path):  # the end of claim(path): its lock removed (None: no path wa
         os.remove(f"{path}.lock")
 
 
-def add_row(path, header, row):
-    """Add a line to a CSV atomically (the whole file anew, then a rename); a missing file starts with the header."""
-    old = open(path).read() if os.path.exists(path) else header
+def add_row(path, header, row, anew=False):
+    """Add a line to a CSV atomically (the whole file anew, then a rename); a missing file, or anew (a training's
+    first iteration, --replace's too), starts with the header."""
+    old = open(path).read() if os.path.exists(path) and not anew else header
     with open(f"{path}.tmp", "w") as f:
         f.write(old + row)
     os.replace(f"{path}.tmp", path)

@@ -2360,6 +2360,7 @@ def test_a_finished_training_is_never_replaced_unless_asked(tmp_path):
     assert (out.read_bytes(), (tmp_path / "k.csv").read_text()) == before
     assert run("gumbel.py", *small, "--replace").returncode == 0
     assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
+    assert len((tmp_path / "k.csv").read_text().splitlines()) == 2  # the CSV afresh too: its header, one iteration
 
 
 def test_bad_checkpoints_and_csvs_are_named_in_words(tmp_path):
