@@ -1021,7 +1021,8 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     with --plots, draw each part's figures (plots: {name: function of its results}). One pool of worker processes
     serves every part. check(args) refuses bad arguments with ValueError, before any work."""
     global POOL
-    sys.stdout = games.Unbroken(sys.stdout)  # | head: the lines go, the run goes on and writes its JSON
+    if not isinstance(sys.stdout, games.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
+        sys.stdout = games.Unbroken(sys.stdout)
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--part", choices=list(parts) + ["all"], help="which part (default all)")
