@@ -1,4 +1,4 @@
-"""AlphaZero, going further: alphazero.py plus eight changes, each a flag, that the lab's questions led to.
+"""AlphaZero, going further: alphazero.py plus ten changes, each a flag, that the lab's questions led to.
   --q-weight W        the value target mixes the game's outcome with the search's value of the position
   --random-openings F this fraction of self-play games starts from uniformly random moves (--opening-moves: how many)
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
@@ -7,6 +7,8 @@
   --solver 1          MCTS-solver: the game's end is exact in the search; proven wins and losses climb the tree
   --random-moves P    this fraction of self-play moves is uniformly random, though searched and kept as examples
   --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
+  --target improved   the policy learns gumbel.py's label, softmax(log P + sigma(completed Q)), not the visits' share
+  --average 1         a position met more than once in the replay window is one example, its targets averaged
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
@@ -23,7 +25,6 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import gc
 import math
-import time
 
 import numpy as np
 import torch
@@ -57,7 +58,9 @@ SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its 
     "solver": (0, 0, 1, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the tree"),
     "full_fraction": (1.0, 0.01, 1.0, "fraction of self-play moves searched in full, kept as examples (playout cap)"),
     "fast_simulations": (8, 1, 100_000, "simulations of the other moves' cheap searches, which are not examples"),
-    "random_moves": (0.0, 0.0, 1.0, "share of self-play moves made at random (their positions still searched, kept)")}
+    "random_moves": (0.0, 0.0, 1.0, "share of self-play moves made at random (their positions still searched, kept)"),
+    "target": ("visits", "visits", "improved", "the policy's label: the root's visits, or softmax(log P + sigma(Q))"),
+    "average": (0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged")}
 GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
     "tictactoe": dict(random_openings=0.25),
     "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
@@ -344,11 +347,16 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
                                                roots=[roots[i] for i in group], cache=cache, solver=cfg["solver"])))
         for i in live:
             root = found[i]
-            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)  # the label: each move's share of the visits
-            for move, p in visit_policy(root).items():
+            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)  # each move's share of the visits, and the label
+            for move, p in visit_policy(root).items():  # unless --target improved (see improved_policy)
                 pi[move] = p
             if i in full:
-                history[i].append((states[i].encode(), pi, states[i].first_to_move(), -root.q()))
+                label = pi
+                if cfg["target"] == "improved":  # the root's priors and value, before the noise, are in the cache
+                    label = np.zeros_like(pi)
+                    for move, p in improved_policy(root, *cache[states[i].key()]).items():
+                        label[move] = p
+                history[i].append((states[i].encode(), label, states[i].first_to_move(), -root.q()))
             # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
             played[i] += 1
             move = rng.choice(len(pi), p=pi / pi.sum()) if played[i] <= cfg["temp_moves"] \
@@ -372,6 +380,37 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
     n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions  # (shaped even when no position was kept)
     return (np.array(x, np.float32).reshape(-1, n_in), np.array(pis, np.float32).reshape(-1, n_out),
             np.array(zs, np.float32))
+
+
+MAXVISIT_INIT, VALUE_SCALE, EPSILON = 50.0, 0.1, 1e-8  # sigma's constants, named and valued as mctx's (gumbel.py)
+
+
+def improved_policy(root, priors, value):
+    """--target improved, gumbel.py's label: softmax(log P + sigma(completed Q)) over the root's moves, a policy
+    improvement at any number of visits (Danihelka et al. 2022). P: the network's priors, without the noise; Q: a
+    move's mean value, or for an unvisited move the mixed value, the network's `value` of the root mixed with the
+    prior-weighted mean Q of the visited moves (their Appendix D); sigma rescales Q to [0, 1] over the moves (a
+    spread below EPSILON counts as EPSILON) and weighs it by (MAXVISIT_INIT + max N) VALUE_SCALE."""
+    if root.proven is not None:  # its search stopped at the proof: best_move, as visit_policy says
+        return visit_policy(root)
+    seen = [ch for ch in root.children if ch.n or ch.proven is not None]
+    n_seen, p_seen = sum(ch.n for ch in seen), sum(priors[ch.move] for ch in seen)
+    mixed = (value + n_seen * sum(priors[ch.move] * ch.q() for ch in seen) / max(p_seen, EPSILON)) / (1 + n_seen)
+    q = [ch.q() if ch in seen else mixed for ch in root.children]
+    scale = (MAXVISIT_INIT + max(ch.n for ch in root.children)) * VALUE_SCALE / max(max(q) - min(q), EPSILON)
+    logits = [math.log(max(priors[ch.move], 1e-300)) + scale * (x - min(q)) for ch, x in zip(root.children, q)]
+    e = np.exp(np.array(logits) - max(logits))
+    return dict(zip((ch.move for ch in root.children), (e / e.sum()).tolist()))
+
+
+def average_positions(x, pi, z):
+    """--average 1 (AlphaZero.jl's default): each distinct position of the window is one example, its pi and z the
+    means over its occurrences, so that an opening met in every game counts once, with its full statistics."""
+    x, index, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
+    order = np.argsort(index.ravel(), kind="stable")
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return (x, np.add.reduceat(pi[order], starts) / counts[:, None],
+            (np.add.reduceat(z[order], starts) / counts).astype(np.float32))
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -440,7 +479,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
             for group in optimizer.param_groups:
                 group["lr"] = step_size(cfg, it)
-            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            window = [average_positions(*(np.concatenate(p) for p in zip(*replay)))] if cfg["average"] else replay
+            losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng)
             run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
             if on_iteration:
                 on_iteration(it, net)
@@ -468,78 +508,12 @@ def check_game(game, cfg):
 
 # Plumbing: the run, checkpoints, the terminal game, the command line (what all trainers share: games.py's end) ---
 
-PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
-
 
 def start_process():
     """How every process computes, set first thing in each (the README's Speed section has the numbers)."""
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-
-
-class Run:
-    """What train is handed: workers, the checkpoint and its CSV, the clock, the log, the live line, a clean end."""
-
-    def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
-        self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
-        self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
-
-    def __enter__(self):
-        start_process()
-        if self.out is not None:
-            games.claim(self.out, self.fresh)
-        self.began, self.workers, self.line = time.time(), games.Workers(1, None), games.LiveLine()
-        return self
-
-    def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
-        optimizer.register_step_post_hook(lambda *_: self.workers.pump(0) or self.show(steps=self.steps + 1))  # Adam's
-        # steps, for the line; and with --pipeline, what the games being played meanwhile told (pump returns None)
-        self.cfg, self.done = cfg, resume_from(self.out, game, cfg, net, optimizer) if self.resume else 0
-        self.workers = games.Workers(self.n, start_process)  # in the `with` block: a signal as they start ends cleanly
-        return self.done
-
-    def start(self, fn, jobs, it):  # an iteration's games begin, in the workers (with none: when collected)
-        self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, time.time())
-        self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
-
-    def collect(self):  # the games begun, once played: the wait counts as self-play (in-process, the games too)
-        t0 = time.time()
-        self.phases["playing"] = self.phases["playing"] if self.workers.pipes else (self.next, t0)
-        results = self.workers.collect()
-        self.laps, self.phases = (t0, time.time()), {"training": (self.next, time.time())}
-        return results
-
-    def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
-        self.steps, now = self.steps if steps is None else steps, time.time()
-        self.counts.update(counts)
-        done = [sum(c[i] for c in self.counts.values()) for i in (0, 1)]
-        parts = [f"iteration {it}: " + (f"{self.steps}/{self.cfg['steps']} Adam steps" if phase == "training" else
-                                        f"{done[0]}/{self.cfg['games']} games over, {done[1]} moves")
-                 for phase, (it, since) in self.phases.items() if now - since >= PROGRESS_AFTER]
-        self.line.draw("; ".join(parts), PROGRESS_EVERY)
-
-    def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
-        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
-        self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
-        self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
-        self.line.clear()
-        if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
-            save(net, self.out, optimizer, it, cfg)
-            games.add_row(os.path.splitext(self.out)[0] + ".csv", games.RUN_CSV,
-                          f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
-        self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
-                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
-                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
-                 f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
-
-    def __exit__(self, kind, error, trace):
-        self.line.clear()
-        self.workers.close()
-        games.release(self.out)
-        if isinstance(error, (games.Stopped, BrokenPipeError)):  # what the checkpoint holds, and how to go on
-            saved = load(self.out, as_net=False)["iterations_done"] if self.out and os.path.exists(self.out) else 0
-            error.note = games.stopped(self.out, saved)
 
 
 def save(net, path, optimizer=None, iterations_done=None, cfg=None):
@@ -586,6 +560,12 @@ def resume_from(path, game, cfg, net, optimizer):
     net.load_state_dict(ckpt["state_dict"])
     optimizer.load_state_dict(ckpt["optimizer"])
     return ckpt["iterations_done"]
+
+
+class Run(games.Run):
+    """What train is handed: games.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
+    live line, a clean end) with this file's ways to compute, save, load and resume."""
+    start_process, save, load, resume_from = map(staticmethod, (start_process, save, load, resume_from))
 
 
 def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):

@@ -740,6 +740,79 @@ class Workers:
             process.join(timeout=10)
 
 
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
+
+
+class Run:
+    """What a trainer's train() is handed: worker processes, --resume, the checkpoint and its CSV, the clock, the log,
+    the live line, a clean end. Each trainer's Run is this with its own start_process, save, load and resume_from."""
+
+    def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
+        self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
+        self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
+
+    def __enter__(self):
+        self.start_process()
+        if self.out is not None:
+            claim(self.out, self.fresh)
+        self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
+        return self
+
+    def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
+        optimizer.register_step_post_hook(lambda *_: self.workers.pump(0) or self.show(steps=self.steps + 1))  # Adam's
+        # steps, for the line; and what games played meanwhile (alphazero_plus's --pipeline) told (pump returns None)
+        self.cfg, self.done = cfg, self.resume_from(self.out, game, cfg, net, optimizer) if self.resume else 0
+        self.workers = Workers(self.n, self.start_process)  # in the `with` block: a signal as they start ends cleanly
+        self.it = self.done + 1
+        return self.done
+
+    def map(self, fn, jobs):  # the next iteration's games, played in the workers now
+        self.start(fn, jobs, self.it)
+        return self.collect()
+
+    def start(self, fn, jobs, it):  # iteration it's games begin, in the workers (with none: when collected)
+        self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, time.time())
+        self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
+
+    def collect(self):  # the games begun, once played: the wait counts as self-play (in-process, the games too)
+        t0 = time.time()
+        self.phases["playing"] = self.phases["playing"] if self.workers.pipes else (self.next, t0)
+        results = self.workers.collect()
+        self.laps, self.phases = (t0, time.time()), {"training": (self.next, time.time())}
+        return results
+
+    def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
+        self.steps, now = self.steps if steps is None else steps, time.time()
+        self.counts.update(counts)
+        done = [sum(c[i] for c in self.counts.values()) for i in (0, 1)]
+        parts = [f"iteration {it}: " + (f"{self.steps}/{self.cfg['steps']} Adam steps" if phase == "training" else
+                                        f"{done[0]}/{self.cfg['games']} games over, {done[1]} moves")
+                 for phase, (it, since) in self.phases.items() if now - since >= PROGRESS_AFTER]
+        self.line.draw("; ".join(parts), PROGRESS_EVERY)
+
+    def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
+        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
+        self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
+        self.phases, self.steps, self.it = {k: v for k, v in self.phases.items() if k == "playing"}, 0, it + 1
+        self.line.clear()
+        if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
+            self.save(net, self.out, optimizer, it, cfg)
+            add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
+                    f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
+        self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
+                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
+                 f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
+
+    def __exit__(self, kind, error, trace):
+        self.line.clear()
+        self.workers.close()
+        release(self.out)
+        if isinstance(error, (Stopped, BrokenPipeError)):  # what the checkpoint holds, and how to go on
+            saved = self.load(self.out, as_net=False)["iterations_done"] if self.out and os.path.exists(self.out) else 0
+            error.note = stopped(self.out, saved)
+
+
 def stopped(out, saved):
     """The line that ends a training stopped by a signal: what its checkpoint holds (iterations saved), and how to
     go on."""

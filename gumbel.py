@@ -16,7 +16,6 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
 import gc
 import math
 import sys
-import time
 
 import numpy as np
 import torch
@@ -367,73 +366,12 @@ def check_game(game, cfg):
 
 # Plumbing: the run, checkpoints, the terminal game, the command line (what all trainers share: games.py's end) ---
 
-PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
-
 
 def start_process():
     """How every process computes, set first thing in each (the README's Speed section has the numbers)."""
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-
-
-class Run:
-    """What train is handed: workers, the checkpoint and its CSV, the clock, the log, the live line, a clean end."""
-
-    def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
-        self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
-        self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
-
-    def __enter__(self):
-        start_process()
-        if self.out is not None:
-            games.claim(self.out, self.fresh)
-        self.began, self.workers, self.line = time.time(), games.Workers(1, None), games.LiveLine()
-        return self
-
-    def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
-        optimizer.register_step_post_hook(lambda *_: self.show(steps=self.steps + 1))  # Adam's steps, for the line
-        self.cfg, self.done = cfg, resume_from(self.out, game, cfg, net, optimizer) if self.resume else 0
-        self.workers = games.Workers(self.n, start_process)  # in the `with` block: a signal as they start ends cleanly
-        self.it = self.done + 1
-        return self.done
-
-    def map(self, fn, jobs):  # the iteration's games, in the workers: the wait counts as self-play
-        self.counts, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, (self.it, time.time())
-        results = self.workers.map(fn, jobs, lambda k, *now: self.show(counts={k: now}))
-        self.laps, self.phases = (self.phases["playing"][1], time.time()), {"training": (self.it, time.time())}
-        return results
-
-    def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
-        self.steps, now = self.steps if steps is None else steps, time.time()
-        self.counts.update(counts)
-        done = [sum(c[i] for c in self.counts.values()) for i in (0, 1)]
-        parts = [f"iteration {it}: " + (f"{self.steps}/{self.cfg['steps']} Adam steps" if phase == "training" else
-                                        f"{done[0]}/{self.cfg['games']} games over, {done[1]} moves")
-                 for phase, (it, since) in self.phases.items() if now - since >= PROGRESS_AFTER]
-        self.line.draw("; ".join(parts), PROGRESS_EVERY)
-
-    def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
-        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
-        self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
-        self.phases, self.steps, self.it = {}, 0, it + 1
-        self.line.clear()
-        if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
-            save(net, self.out, optimizer, it, cfg)
-            games.add_row(os.path.splitext(self.out)[0] + ".csv", games.RUN_CSV,
-                          f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
-        self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
-                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
-                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
-                 f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
-
-    def __exit__(self, kind, error, trace):
-        self.line.clear()
-        self.workers.close()
-        games.release(self.out)
-        if isinstance(error, (games.Stopped, BrokenPipeError)):  # what the checkpoint holds, and how to go on
-            saved = load(self.out, as_net=False)["iterations_done"] if self.out and os.path.exists(self.out) else 0
-            error.note = games.stopped(self.out, saved)
 
 
 def save(net, path, optimizer=None, iterations_done=None, cfg=None):
@@ -480,6 +418,12 @@ def resume_from(path, game, cfg, net, optimizer):
     net.load_state_dict(ckpt["state_dict"])
     optimizer.load_state_dict(ckpt["optimizer"])
     return ckpt["iterations_done"]
+
+
+class Run(games.Run):
+    """What train is handed: games.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
+    live line, a clean end) with this file's ways to compute, save, load and resume."""
+    start_process, save, load, resume_from = map(staticmethod, (start_process, save, load, resume_from))
 
 
 def play(net, n_simulations, human_first=True, max_considered=16):

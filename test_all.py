@@ -736,8 +736,8 @@ def live_line_in_worker():  # a Run made inside another run's worker, whose stdo
 def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, monkeypatch):
     # The live line is drawn once a phase has run PROGRESS_AFTER seconds, at most every PROGRESS_EVERY; both 0 here,
     # so it is drawn at every move of self-play (in-process) and every Adam step: 2 iterations of 8 games and 7 steps.
-    monkeypatch.setattr(module, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(module, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(games, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(games, "PROGRESS_EVERY", 0.0)
     cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=7)
     screen = Terminal(True)
     monkeypatch.setattr(sys, "stdout", screen)
@@ -750,7 +750,7 @@ def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, mon
         assert f"iteration {it}: 8/8 games over, {positions} moves\033[K" in drawn
         assert [f"iteration {it}: {k}/7 Adam steps\033[K" in drawn for k in range(1, 8)] == [True] * 7
     for tty, after in ((False, 0.0), (True, 1e9)):  # not a terminal; a terminal, but no phase ran long enough
-        monkeypatch.setattr(module, "PROGRESS_AFTER", after)
+        monkeypatch.setattr(games, "PROGRESS_AFTER", after)
         monkeypatch.setattr(sys, "stdout", Terminal(tty))
         module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
         assert sys.stdout.text == ""
@@ -1433,6 +1433,54 @@ def test_q_weight_mixes_the_outcome_with_the_searchs_value():
     mover_can_win = np.array([any(b[0, line].sum() == 2 and b[:, line].sum() == 2 for line in lines)
                               for b in board])  # two of the mover's stones and an empty cell in a line
     assert sum(mover_can_win) > 10 and (q[mover_can_win] > 0).all()  # a win in one: the search's value is positive
+
+
+def test_the_improved_target_by_hand_and_at_its_edges():
+    # Three moves with the network's priors 0.5, 0.3, 0.2 (the root's own, noised, differ: not used) and value 0.2
+    # at the root; visits 4 (mean 0.5) and 2 (mean -0.5), the third unvisited. Its mixed value:
+    # (0.2 + 6 x (0.5 x 0.5 + 0.3 x -0.5) / 0.8) / 7 = (0.2 + 6 x 0.125) / 7 = 0.135714. Q spans 1.0, so
+    # sigma = (50 + 4) x 0.1 x (Q - (-0.5)) = 5.4, 0, 3.432857; logits ln P + sigma = 4.706853, -1.203973, 1.823419;
+    # softmax: 0.944597, 0.002560, 0.052843. The visits' share would be 4/6, 2/6, 0.
+    root = alphazero_plus.Node()
+    root.children = [alphazero_plus.Node(move, 1 / 3) for move in (2, 5, 6)]
+    for ch, (n, w) in zip(root.children, ((4, 2.0), (2, -1.0), (0, 0.0))):
+        ch.n, ch.w = n, w
+    priors = {2: 0.5, 5: 0.3, 6: 0.2}
+    assert alphazero_plus.improved_policy(root, priors, 0.2) == pytest.approx({2: 0.944597, 5: 0.002560, 6: 0.052843},
+                                                                              abs=1e-6)
+    for ch in root.children:  # no visits: every Q is the root's value, sigma 0 everywhere: the priors themselves
+        ch.n, ch.w = 0, 0.0
+    assert alphazero_plus.improved_policy(root, priors, 0.2) == pytest.approx(priors)
+    root.children[2].proven = 1  # a proven win for the mover, unvisited: Q = 1 against the others' mixed 0.2:
+    # sigma = 50 x 0.1 = 5 on it alone: 0.2 e^5 / (0.5 + 0.3 + 0.2 e^5) = 29.68 / 30.48 = 0.973756
+    assert alphazero_plus.improved_policy(root, priors, 0.2)[6] == pytest.approx(0.2 * math.e ** 5 / (0.8 + 0.2 * math.e ** 5))
+    root.proven = -1  # a proven root: the search stopped at the proof, and the label is best_move alone
+    assert alphazero_plus.improved_policy(root, priors, 0.2) == {2: 0.0, 5: 0.0, 6: 1.0}
+
+
+def test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were():
+    # The label changes, not the games: the same positions and values, and each label a distribution on the legal
+    # moves that differs from the visits' share somewhere.
+    cfg = plain(alphazero_plus, simulations=12, temp_moves=9)
+    (x, pi, z), (x1, pi1, z1) = (alphazero_plus.self_play("tictactoe", constant_net(9, 0.1), 10, dict(
+        cfg, target=target), np.random.default_rng(3)) for target in ("visits", "improved"))
+    assert (x == x1).all() and (z == z1).all() and np.allclose(pi1.sum(axis=1), 1)
+    assert (pi1[x.reshape(-1, 2, 9).sum(axis=1) > 0] == 0).all() and not np.allclose(pi, pi1)
+
+
+def test_position_averaging_makes_one_example_of_each_position_with_its_mean_targets():
+    # Rows a, b, a, a: a's three occurrences become one example, pi the mean of (1, 0), (0, 1), (0, 1) = (1/3, 2/3)
+    # and z the mean of 1, -1, -1 = -1/3; b stays as it was. Every row differs: nothing changes but the order.
+    a, b = [1.0, 0.0, 1.0], [0.0, 1.0, 1.0]
+    x = np.array([a, b, a, a], np.float32)
+    pi = np.array([[1, 0], [0.5, 0.5], [0, 1], [0, 1]], np.float32)
+    z = np.array([1, 0.5, -1, -1], np.float32)
+    xs, pis, zs = alphazero_plus.average_positions(x, pi, z)
+    got = {tuple(row): (p.tolist(), float(v)) for row, p, v in zip(xs.tolist(), pis, zs)}
+    assert len(xs) == 2 and got[tuple(a)] == (pytest.approx([1 / 3, 2 / 3]), pytest.approx(-1 / 3))
+    assert got[tuple(b)] == ([0.5, 0.5], 0.5) and zs.dtype == np.float32
+    x3, pi3, z3 = alphazero_plus.average_positions(x[:2], pi[:2], z[:2])
+    assert sorted(map(tuple, x3.tolist())) == sorted([tuple(a), tuple(b)]) and sorted(z3.tolist()) == [0.5, 1.0]
 
 
 def test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_every_depth(monkeypatch):
