@@ -5,6 +5,7 @@
   --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
   --pipeline 1        each iteration's games are played while the network trains on the last ones: every core busy
   --solver 1          MCTS-solver: the game's end is exact in the search; proven wins and losses climb the tree
+  --solver 2          and a move that lets the opponent win at once is lost (Pons' non-losing moves), as a rule
   --random-moves P    this fraction of self-play moves is uniformly random, though searched and kept as examples
   --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
   --target improved   the policy learns gumbel.py's label, softmax(log P + sigma(completed Q)), not the visits' share
@@ -55,7 +56,8 @@ SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its 
     "opening_moves": (1, 1, 1_000, "a random opening plays k uniformly random moves, k drawn uniformly from 1 to N"),
     "q_weight": (0.0, 0.0, 1.0, "weight of the search's value of each position in its value target (0: the outcome)"),
     "pipeline": (0, 0, 1, "1: an iteration's games are played while the network trains, by the network one step older"),
-    "solver": (0, 0, 1, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the tree"),
+    "solver": (0, 0, 2, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the tree; "
+               "2: and a move that lets the opponent win at once is lost"),
     "full_fraction": (1.0, 0.01, 1.0, "fraction of self-play moves searched in full, kept as examples (playout cap)"),
     "fast_simulations": (8, 1, 100_000, "simulations of the other moves' cheap searches, which are not examples"),
     "random_moves": (0.0, 0.0, 1.0, "share of self-play moves made at random (their positions still searched, kept)"),
@@ -121,7 +123,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
                 node.children = [Node(move, p)
                                  for move, p in priors.items()]
                 if solver:
-                    mark_ends(node, state, value)
+                    mark_ends(node, state, value, solver)
 
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
             #    for the first player: one network then plays both sides, and a value changes sign with the view
@@ -145,9 +147,11 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
     return roots
 
 
-def mark_ends(node, state, value):
+def mark_ends(node, state, value, solver=1):
     """MCTS-solver at an expansion: a finished game's value is exact, and so is each move's that ends the game (a
-    win for whoever plays it, or a draw), looked at one move ahead whatever its prior; they may prove the node."""
+    win for whoever plays it, or a draw), looked at one move ahead whatever its prior; they may prove the node.
+    solver 2 looks a move further, as Pons' solver keeps to non-losing moves: a move after which the opponent wins at
+    once is lost, so it is searched no more, and a position whose every move is such (two open threats) is lost."""
     if not node.children:
         node.proven = -value  # the game is over here: value is its exact outcome for the player to move
         return
@@ -156,7 +160,18 @@ def mark_ends(node, state, value):
         after.play(ch.move)
         if after.is_over():
             ch.proven = -outcome(after)  # for whoever made the move: 1 for a win, 0 for a draw
+        elif solver > 1 and any(outcome(end) == -1 for end in endings(after)):  # the opponent won
+            ch.proven = -1
     node.proven = prove(node)
+
+
+def endings(state):
+    """The finished games that one move of `state` reaches."""
+    for move in state.legal_moves():
+        after = state.copy()
+        after.play(move)
+        if after.is_over():
+            yield after
 
 
 def prove(node):
@@ -181,7 +196,7 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None, solver=Fa
         root.children = [Node(move, p) for move, p in priors.items()]
         root.n, root.w = 1, -value  # the value for whoever moved into the root, as the back-up scores it
         if solver:
-            mark_ends(root, state, value)
+            mark_ends(root, state, value, solver)
     if noise is not None:
         for root in roots:
             add_dirichlet(root, *noise)
@@ -409,8 +424,8 @@ def average_positions(x, pi, z):
     x, index, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
     order = np.argsort(index.ravel(), kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    return (x, np.add.reduceat(pi[order], starts) / counts[:, None],
-            (np.add.reduceat(z[order], starts) / counts).astype(np.float32))
+    mean = lambda rows: (np.add.reduceat(rows[order], starts) / counts.reshape(-1, *[1] * (rows.ndim - 1)))
+    return x, mean(pi).astype(np.float32), mean(z).astype(np.float32)
 
 
 def fit(net, optimizer, data, steps, batch, rng):

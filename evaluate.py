@@ -990,7 +990,7 @@ def load_any(path):
 def search_options(cfg):
     """How a network trained with the settings cfg searches: the one rule of evaluate.py's and further.py's
     --checkpoint reports. The algorithm's search, with alphazero_plus's solver if the training had it."""
-    return {"solver": True} if cfg.get("solver") else {}
+    return {"solver": cfg["solver"]} if cfg.get("solver") else {}
 
 
 def measure_checkpoint(args):

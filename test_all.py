@@ -1478,7 +1478,7 @@ def test_position_averaging_makes_one_example_of_each_position_with_its_mean_tar
     xs, pis, zs = alphazero_plus.average_positions(x, pi, z)
     got = {tuple(row): (p.tolist(), float(v)) for row, p, v in zip(xs.tolist(), pis, zs)}
     assert len(xs) == 2 and got[tuple(a)] == (pytest.approx([1 / 3, 2 / 3]), pytest.approx(-1 / 3))
-    assert got[tuple(b)] == ([0.5, 0.5], 0.5) and zs.dtype == np.float32
+    assert got[tuple(b)] == ([0.5, 0.5], 0.5) and zs.dtype == pis.dtype == np.float32
     x3, pi3, z3 = alphazero_plus.average_positions(x[:2], pi[:2], z[:2])
     assert sorted(map(tuple, x3.tolist())) == sorted([tuple(a), tuple(b)]) and sorted(z3.tolist()) == [0.5, 1.0]
 
@@ -1585,6 +1585,22 @@ def test_mcts_solver_avoids_a_loss_in_two_that_only_one_move_escapes():
     s = solver_position([6, 1, 6, 2, 5, 3])
     root = alphazero_plus.search([s], likes_column_1, 300, solver=True)[0]
     assert all(ch.proven == -1 for ch in root.children) and root.proven == 1 and root.q() == 1
+
+
+def test_solver_2_proves_at_the_expansion_what_solver_1_needs_simulations_for():
+    # The same two positions. --solver 2 looks one reply ahead at each expansion: with no simulation at all, the six
+    # moves that leave O's three open are lost, and the block is not (after it O has no win at once); where O has
+    # two open ends, every move is lost and the root is proven (for O: 1) at its expansion, its one visit. --solver 1
+    # knows nothing before it simulates, and needs a visit below each of the 7 moves to prove the root.
+    likes_column_1 = lambda x: (np.where(np.arange(7) == 0, 2.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
+    block = solver_position([0, 6, 1, 6, 0, 6])
+    for solver, proven in ((1, [None] * 7), (2, [-1] * 6 + [None])):
+        root = alphazero_plus.search([block], likes_column_1, 0, solver=solver)[0]
+        assert [ch.proven for ch in root.children] == proven and root.proven is None
+    two_ends = solver_position([6, 1, 6, 2, 5, 3])
+    at_once = alphazero_plus.search([two_ends], likes_column_1, 50, solver=2)[0]
+    later = alphazero_plus.search([two_ends], likes_column_1, 50, solver=1)[0]
+    assert at_once.proven == 1 and at_once.n == 1 and later.proven == 1 and 1 + 7 <= later.n < 51
 
 
 @pytest.mark.parametrize("values, proven", [([-1, 0.0, None], None), ([-1, 0.0], 0), ([-1, -1], 1),
@@ -2661,7 +2677,7 @@ def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(arg
     (["alphazero.py", "--seed", "-5"], "argument --seed: must be a number from 0 to 4294967295"),
     (["gumbel.py", "--considered", "0"], "argument --considered: must be a number from 1 to 1000"),
     (["alphazero_plus.py", "--pipeline", "2"], "argument --pipeline: must be a number from 0 to 1"),
-    (["alphazero_plus.py", "--solver", "2"], "argument --solver: must be a number from 0 to 1"),
+    (["alphazero_plus.py", "--solver", "3"], "argument --solver: must be a number from 0 to 2"),
     (["alphazero_plus.py", "--random-moves", "1.5"], "argument --random-moves: must be a number from 0.0 to 1.0"),
     (["alphazero_plus.py", "--full-fraction", "0"], "argument --full-fraction: must be a number from 0.01 to 1.0"),
     (["alphazero_plus.py", "--opening-moves", "0"], "argument --opening-moves: must be a number from 1 to 1000"),
