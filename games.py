@@ -3,7 +3,8 @@
 Go's corner and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's
 (the network trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a
 copy and return the first player's result. At the end, apart: the plumbing the three trainers and the bench share
-(worker processes, signals, the files a training writes, the command line's checks), none of it an algorithm.
+(the Run a training is handed, worker processes, signals, the files a training writes, the command line's checks),
+none of it an algorithm.
 """
 import argparse
 import contextlib
@@ -631,8 +632,8 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The trainers' plumbing, the same for alphazero.py, gumbel.py, alphazero_plus.py and the bench: worker processes,
-# signals, the files a training writes, the command line's checks. Nothing here is part of an algorithm.
+# The trainers' plumbing, the same for alphazero.py, gumbel.py, alphazero_plus.py and the bench: the Run, worker
+# processes, signals, the files a training writes, the command line's checks. Nothing here is part of an algorithm.
 
 STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
 WAIT = 0.5  # seconds: no wait on the workers is longer, so a signal's handler runs at once
