@@ -424,8 +424,9 @@ def average_positions(x, pi, z):
     x, index, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
     order = np.argsort(index.ravel(), kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    mean = lambda rows: (np.add.reduceat(rows[order], starts) / counts.reshape(-1, *[1] * (rows.ndim - 1)))
-    return x, mean(pi).astype(np.float32), mean(z).astype(np.float32)
+    pi = np.add.reduceat(pi[order], starts) / counts[:, None]
+    z = np.add.reduceat(z[order], starts) / counts
+    return x, pi.astype(np.float32), z.astype(np.float32)
 
 
 def fit(net, optimizer, data, steps, batch, rng):
