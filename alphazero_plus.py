@@ -1,4 +1,4 @@
-"""AlphaZero, going further: alphazero.py plus ten changes, each a flag, that the lab's questions led to.
+"""AlphaZero, going further: alphazero.py plus twelve changes, each a flag, that the lab's questions led to.
   --q-weight W        the value target mixes the game's outcome with the search's value of the position
   --random-openings F this fraction of self-play games starts from uniformly random moves (--opening-moves: how many)
   --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
@@ -10,6 +10,8 @@
   --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
   --target improved   the policy learns gumbel.py's label, softmax(log P + sigma(completed Q)), not the visits' share
   --average 1         a position met more than once in the replay window is one example, its targets averaged
+  --window-start N    the replay window grows with the run: N iterations, then half of those played, up to --window
+  --lr-cycle 1        each iteration's Adam steps take their step size up and down in a triangle (Smith's 1cycle)
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
@@ -62,7 +64,9 @@ SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its 
     "fast_simulations": (8, 1, 100_000, "simulations of the other moves' cheap searches, which are not examples"),
     "random_moves": (0.0, 0.0, 1.0, "share of self-play moves made at random (their positions still searched, kept)"),
     "target": ("visits", "visits", "improved", "the policy's label: the root's visits, or softmax(log P + sigma(Q))"),
-    "average": (0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged")}
+    "average": (0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged"),
+    "window_start": (None, 1, 10_000, "a window that grows: it holds max(N, half the iterations played), up to --window"),
+    "lr_cycle": (0, 0, 1, "1: each iteration's Adam steps rise from a tenth of a peak to it and fall back, the same mean")}
 GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
     "tictactoe": dict(random_openings=0.25),
     "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
@@ -429,13 +433,16 @@ def average_positions(x, pi, z):
     return x, pi.astype(np.float32), z.astype(np.float32)
 
 
-def fit(net, optimizer, data, steps, batch, rng):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
+def fit(net, optimizer, data, steps, batch, rng, cycle=False):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; with cycle (--lr-cycle 1)
+    each step's size is the optimizer's times one_cycle's factor."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     if not len(z):  # --full-fraction: no position kept yet, nothing to learn from
         return np.array([np.nan, np.nan])
-    losses = []
+    losses, rates = [], [group["lr"] for group in optimizer.param_groups]
     for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
+        for group, rate in zip(optimizer.param_groups, rates):
+            group["lr"] = rate * one_cycle(step, steps) if cycle else rate
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
@@ -444,7 +451,21 @@ def fit(net, optimizer, data, steps, batch, rng):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
+    for group, rate in zip(optimizer.param_groups, rates):
+        group["lr"] = rate  # as it was: a checkpoint records the iteration's step size
     return np.mean(losses, axis=0)
+
+
+CYCLE_LOW = 0.1  # --lr-cycle: the cycle's first and last step sizes, as a fraction of its peak
+
+
+def one_cycle(step, steps):
+    """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero trained each generation so): Adam step
+    `step` of `steps` takes the step size times this factor, which rises linearly from CYCLE_LOW of a peak to the peak
+    at the middle step and falls back as linearly, with a mean of 1 over an even number of steps (the peak is 2 / (1 + CYCLE_LOW),
+    about 1.8): big steps once Adam's moments have settled on this window's data, small ones to end on."""
+    x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
+    return (CYCLE_LOW + (1 - CYCLE_LOW) * (1 - abs(2 * x - 1))) * 2 / (1 + CYCLE_LOW)
 
 
 def step_size(cfg, it):
@@ -453,6 +474,15 @@ def step_size(cfg, it):
     if cfg["lr_final"] is None or cfg["iterations"] == 1:
         return cfg["lr"]
     return cfg["lr"] * (cfg["lr_final"] / cfg["lr"]) ** ((it - 1) / (cfg["iterations"] - 1))
+
+
+def window_size(cfg, it):
+    """The iterations whose games the network trains on at iteration `it`: the last `window`, or with --window-start N
+    a window that grows with the run (AlphaZero.jl's buffer grows, and so did Oracle's window), max(N, it / 2 rounded
+    up) up to `window`: a weak network's first games leave the window sooner."""
+    if cfg["window_start"] is None:
+        return cfg["window"]
+    return min(cfg["window"], max(cfg["window_start"], (it + 1) // 2))
 
 
 def settings(game, **overrides):
@@ -492,11 +522,11 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
                 x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
                 pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
+            replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
             for group in optimizer.param_groups:
                 group["lr"] = step_size(cfg, it)
             window = [average_positions(*(np.concatenate(p) for p in zip(*replay)))] if cfg["average"] else replay
-            losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng)
+            losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, cfg["lr_cycle"])
             run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
             if on_iteration:
                 on_iteration(it, net)

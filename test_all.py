@@ -1377,6 +1377,40 @@ def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
         assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
 
 
+def test_the_lr_cycle_rises_and_falls_around_the_step_size_and_only_when_asked():
+    # CYCLE_LOW 0.1, 4 steps: the steps sit at 1/8, 3/8, 5/8, 7/8 of the cycle, where the triangle 1 - |2x - 1| is
+    # 0.25, 0.75, 0.75, 0.25; the factor (0.1 + 0.9 t) * 2 / 1.1: 0.325 / 0.55 = 0.59091 and 0.775 / 0.55 = 1.40909
+    # (mean 1). Around the optimizer's 3e-3: 1.7727e-3, 4.2273e-3, 4.2273e-3, 1.7727e-3; without --lr-cycle, 3e-3 each.
+    for cycle, expected in ((1, [1.7727e-3, 4.2273e-3, 4.2273e-3, 1.7727e-3]), (0, [3e-3] * 4)):
+        net = alphazero_plus.Net("tictactoe", 8)
+        optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
+        seen = []
+        optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append(opt.param_groups[0]["lr"]))
+        data = [(np.ones((5, 18), np.float32), np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32))]
+        alphazero_plus.fit(net, optimizer, data, 4, 2, np.random.default_rng(0), cycle)
+        assert seen == pytest.approx(expected, abs=1e-7)
+        assert optimizer.param_groups[0]["lr"] == 3e-3  # as it was: the checkpoint records the iteration's rate
+    assert alphazero_plus.one_cycle(0, 2) == pytest.approx(1.0) and alphazero_plus.one_cycle(0, 1) > 1.8  # the peak
+
+
+def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeypatch):
+    # --window-start 4, --window 30: ceil(it / 2) passes 4 at iteration 9 (5) and reaches 30 at iteration 59
+    cfg = alphazero_plus.settings("connect4", window=30, window_start=4)
+    assert [alphazero_plus.window_size(cfg, it) for it in (1, 8, 9, 10, 58, 59, 60, 120)] == [4, 4, 5, 5, 29, 30, 30, 30]
+    assert alphazero_plus.window_size(dict(cfg, window_start=None), 1) == 30  # off: the window from the start
+    # In a training, --window 3 --window-start 1 over 5 iterations: windows of 1, 1, 2, 2, 3 iterations, so fit sees
+    # iteration 1's data, then 2's alone (1's left early), 2-3, 3-4, 3-5
+    cfg = alphazero_plus.settings("tictactoe", iterations=5, games=2, simulations=2, steps=1, window=3, window_start=1)
+    played, fed, self_play, fit = [], [], alphazero_plus.self_play, alphazero_plus.fit
+    monkeypatch.setattr(alphazero_plus, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
+    monkeypatch.setattr(alphazero_plus, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or
+                        fit(net, opt, data, *rest))
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, log=lambda line: None))
+    x = [x.tobytes() for x, _, _ in played]
+    assert [[part[0].tobytes() for part in data] for data in fed] == \
+        [[x[0]], [x[1]], [x[1], x[2]], [x[2], x[3]], [x[2], x[3], x[4]]]
+
+
 def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
     path = str(tmp_path / "c.pt")
     cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
