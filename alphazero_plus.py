@@ -69,9 +69,9 @@ SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its 
     "lr_cycle": (0, 0, 1, "1: each iteration's Adam steps rise from a tenth of a peak to it and fall back, the same mean")}
 GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
     "tictactoe": dict(random_openings=0.25),
-    "connect4": dict(hidden=384, iterations=120, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
-                     window=30, lr_final=1e-4, q_weight=1.0, random_openings=0.5, opening_moves=30, random_moves=0.2,
-                     solver=1, reuse_tree=1, pipeline=1)}
+    "connect4": dict(hidden=384, iterations=135, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
+                     window=30, window_start=4, lr_final=1e-4, q_weight=1.0, random_openings=0.5, opening_moves=30,
+                     random_moves=0.2, solver=1, reuse_tree=1, pipeline=1)}
 
 
 class Node:
@@ -547,7 +547,9 @@ def check_game(game, cfg):
     for wrong, words in ((cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"], "--lr-final is where the step "
                           f"size falls to from --lr: at most {cfg['lr']}, not {cfg['lr_final']}"),
                          (cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"], "--fast-"
-                          f"simulations are the cheap searches: at most --simulations {cfg['simulations']}")):
+                          f"simulations are the cheap searches: at most --simulations {cfg['simulations']}"),
+                         (cfg["window_start"] is not None and cfg["window_start"] > cfg["window"], "--window-start is "
+                          f"where a growing window starts: at most --window {cfg['window']}")):
         if wrong:
             raise ValueError(words)
 

@@ -1688,7 +1688,8 @@ def test_a_playout_cap_that_keeps_no_position_trains_on(tmp_path):
 
 def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
     # Each refused in one line before any work; each edge's other side passes: --lr-final equal to --lr,
-    # --fast-simulations equal to --simulations (or above it when every move is searched in full)
+    # --fast-simulations equal to --simulations (or above it when every move is searched in full), --window-start
+    # equal to --window
     assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
                         str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final is where the step size " \
                                                    "falls to from --lr: at most 0.001, not 0.5"
@@ -1700,6 +1701,9 @@ def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
     check(lr=0.003, lr_final=0.003)
     check(simulations=5, full_fraction=0.5, fast_simulations=5)
     check(simulations=5, full_fraction=1.0, fast_simulations=6)
+    with pytest.raises(ValueError, match=r"^--window-start is where a growing window starts: at most --window 7$"):
+        check(window=7, window_start=8)
+    check(window=7, window_start=7)
 
 
 def test_a_closed_pipe_ends_training_with_a_word_of_its_checkpoint_and_evaluate_writes_its_json(tmp_path):
