@@ -65,8 +65,9 @@ SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its 
     "random_moves": (0.0, 0.0, 1.0, "share of self-play moves made at random (their positions still searched, kept)"),
     "target": ("visits", "visits", "improved", "the policy's label: the root's visits, or softmax(log P + sigma(Q))"),
     "average": (0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged"),
-    "window_start": (None, 1, 10_000, "a window that grows: it holds max(N, half the iterations played), up to --window"),
-    "lr_cycle": (0, 0, 1, "1: each iteration's Adam steps rise from a tenth of a peak to it and fall back, the same mean")}
+    "window_start": (None, 1, 10_000, "a window that grows: max(N, half the iterations played), up to --window "
+                     "(N = --window: fixed)"),
+    "lr_cycle": (0, 0, 1, "1: within an iteration the step size rises from a tenth of a peak and falls back, the same on average")}
 GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
     "tictactoe": dict(random_openings=0.25),
     "connect4": dict(hidden=384, iterations=135, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
@@ -462,8 +463,9 @@ CYCLE_LOW = 0.1  # --lr-cycle: the cycle's first and last step sizes, as a fract
 def one_cycle(step, steps):
     """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero trained each generation so): Adam step
     `step` of `steps` takes the step size times this factor, which rises linearly from CYCLE_LOW of a peak to the peak
-    at the middle step and falls back as linearly, with a mean of 1 over an even number of steps (the peak is 2 / (1 + CYCLE_LOW),
-    about 1.8): big steps once Adam's moments have settled on this window's data, small ones to end on."""
+    at the middle step and falls back as linearly, with a mean of 1 over an even number of steps (the peak is
+    2 / (1 + CYCLE_LOW), about 1.8): big steps once Adam's moments have settled on this window's data, small ones to
+    end on."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
     return (CYCLE_LOW + (1 - CYCLE_LOW) * (1 - abs(2 * x - 1))) * 2 / (1 + CYCLE_LOW)
 
