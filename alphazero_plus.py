@@ -67,7 +67,8 @@ SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its 
     "average": (0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged"),
     "window_start": (None, 1, 10_000, "a window that grows: max(N, half the iterations played), up to --window "
                      "(N = --window: fixed)"),
-    "lr_cycle": (0, 0, 1, "1: within an iteration the step size rises from a tenth of a peak and falls back, the same on average")}
+    "lr_cycle": (0, 0, 1, "1: within an iteration the step size rises from a tenth of a peak and falls back, "
+                 "the same on average")}
 GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
     "tictactoe": dict(random_openings=0.25),
     "connect4": dict(hidden=384, iterations=135, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
