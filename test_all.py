@@ -2302,7 +2302,7 @@ def test_further_reads_its_default_data_from_the_repository():
         further.read_positions(further.C4_POSITIONS)) == 300
 
 
-SHIPPED_SLICE_ERRORS = {"policy": 7, "search 200": 2}  # FURTHER.md's numbers for the slice below, of 60
+SHIPPED_SLICE_ERRORS = {"policy": 8, "search 200": 1}  # FURTHER.md's numbers for the slice below, of 60
 
 
 def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the_benchmark():
@@ -2310,7 +2310,7 @@ def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the
     # On every 20th position of the benchmark (60 positions, 10 a set), FURTHER.md reports how many its raw policy
     # and its search with 200 simulations (with the solver its settings record) get wrong. A margin of 2 positions
     # lets a change of rounding pass; a broken search, encoding or loading does not: an untrained network of the
-    # same shape (torch.manual_seed(0)) errs on 17 (policy) and 5 (search), beyond 7 + 2 and 2 + 2.
+    # same shape (torch.manual_seed(0)) errs on 17 (policy) and 5 (search), beyond 8 + 2 and 1 + 2.
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "connect4_plus.pt")
     ckpt = torch.load(path, weights_only=True)
     assert os.path.getsize(path) < 2_000_000 and "optimizer" not in ckpt and ckpt["algorithm"] == "alphazero_plus"
