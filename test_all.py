@@ -2314,6 +2314,7 @@ def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "connect4_plus.pt")
     ckpt = torch.load(path, weights_only=True)
     assert os.path.getsize(path) < 2_000_000 and "optimizer" not in ckpt and ckpt["algorithm"] == "alphazero_plus"
+    assert ckpt["settings"] == alphazero_plus.settings("connect4")  # the recipe that trained it is today's default
     net = alphazero_plus.NumpyNet(alphazero_plus.load(path, "connect4"))
     positions = further.read_benchmark()[::20]
     assert len(positions) == 60 and {p.set for p in positions} == set(further.SETS)
