@@ -441,10 +441,10 @@ def fit(net, optimizer, data, steps, batch, rng, cycle=False):
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     if not len(z):  # --full-fraction: no position kept yet, nothing to learn from
         return np.array([np.nan, np.nan])
-    losses, rates = [], [group["lr"] for group in optimizer.param_groups]
+    losses, (group,) = [], optimizer.param_groups  # one group: every weight
+    rate = group["lr"]
     for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
-        for group, rate in zip(optimizer.param_groups, rates):
-            group["lr"] = rate * one_cycle(step, steps) if cycle else rate
+        group["lr"] = rate * one_cycle(step, steps) if cycle else rate
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
@@ -453,8 +453,7 @@ def fit(net, optimizer, data, steps, batch, rng, cycle=False):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
-    for group, rate in zip(optimizer.param_groups, rates):
-        group["lr"] = rate  # as it was: a checkpoint records the iteration's step size
+    group["lr"] = rate  # as it was: a checkpoint records the iteration's step size
     return np.mean(losses, axis=0)
 
 
@@ -462,11 +461,9 @@ CYCLE_LOW = 0.1  # --lr-cycle: the cycle's first and last step sizes, as a fract
 
 
 def one_cycle(step, steps):
-    """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero trained each generation so): Adam step
-    `step` of `steps` takes the step size times this factor, which rises linearly from CYCLE_LOW of a peak to the peak
-    at the middle step and falls back as linearly, with a mean of 1 over an even number of steps (the peak is
-    2 / (1 + CYCLE_LOW), about 1.8): big steps once Adam's moments have settled on this window's data, small ones to
-    end on."""
+    """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero trained each generation so): the factor on
+    the step size of Adam step `step` of `steps`, rising linearly from CYCLE_LOW of a peak to the peak mid-way and
+    falling back, its mean 1 over an even number of steps (so the peak is 2 / (1 + CYCLE_LOW), about 1.8)."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
     return (CYCLE_LOW + (1 - CYCLE_LOW) * (1 - abs(2 * x - 1))) * 2 / (1 + CYCLE_LOW)
 
@@ -481,11 +478,9 @@ def step_size(cfg, it):
 
 def window_size(cfg, it):
     """The iterations whose games the network trains on at iteration `it`: the last `window`, or with --window-start N
-    a window that grows with the run (AlphaZero.jl's buffer grows, and so did Oracle's window), max(N, it / 2 rounded
-    up) up to `window`: a weak network's first games leave the window sooner."""
-    if cfg["window_start"] is None:
-        return cfg["window"]
-    return min(cfg["window"], max(cfg["window_start"], (it + 1) // 2))
+    a window that grows (as AlphaZero.jl's buffer and Oracle's window do), max(N, it / 2 rounded up) up to `window`:
+    a weak network's first games leave the window sooner."""
+    return min(cfg["window"], max(cfg["window_start"] or cfg["window"], (it + 1) // 2))
 
 
 def settings(game, **overrides):
