@@ -1396,7 +1396,8 @@ def test_the_lr_cycle_rises_and_falls_around_the_step_size_and_only_when_asked()
 def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeypatch):
     # --window-start 4, --window 30: ceil(it / 2) passes 4 at iteration 9 (5) and reaches 30 at iteration 59
     cfg = alphazero_plus.settings("connect4", window=30, window_start=4)
-    assert [alphazero_plus.window_size(cfg, it) for it in (1, 8, 9, 10, 58, 59, 60, 120)] == [4, 4, 5, 5, 29, 30, 30, 30]
+    sizes = [alphazero_plus.window_size(cfg, it) for it in (1, 8, 9, 10, 58, 59, 60, 120)]
+    assert sizes == [4, 4, 5, 5, 29, 30, 30, 30]
     assert alphazero_plus.window_size(dict(cfg, window_start=None), 1) == 30  # off: the window from the start
     # In a training, --window 3 --window-start 1 over 5 iterations: windows of 1, 1, 2, 2, 3 iterations, so fit sees
     # iteration 1's data, then 2's alone (1's left early), 2-3, 3-4, 3-5
