@@ -461,9 +461,9 @@ CYCLE_LOW = 0.1  # --lr-cycle: the cycle's first and last step sizes, as a fract
 
 
 def one_cycle(step, steps):
-    """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero trained each generation so): the factor on
-    the step size of Adam step `step` of `steps`, rising linearly from CYCLE_LOW of a peak to the peak mid-way and
-    falling back, its mean 1 over an even number of steps (so the peak is 2 / (1 + CYCLE_LOW), about 1.8)."""
+    """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero used one), here within each iteration: the
+    factor on the step size of Adam step `step` of `steps`, rising linearly from CYCLE_LOW of a peak to the peak
+    mid-way and falling back, its mean 1 over an even number of steps (so the peak is 2 / (1 + CYCLE_LOW), about 1.8)."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
     return (CYCLE_LOW + (1 - CYCLE_LOW) * (1 - abs(2 * x - 1))) * 2 / (1 + CYCLE_LOW)
 
@@ -478,8 +478,8 @@ def step_size(cfg, it):
 
 def window_size(cfg, it):
     """The iterations whose games the network trains on at iteration `it`: the last `window`, or with --window-start N
-    a window that grows (as AlphaZero.jl's buffer and Oracle's window do), max(N, it / 2 rounded up) up to `window`:
-    a weak network's first games leave the window sooner."""
+    a window that grows (as AlphaZero.jl's buffer does), max(N, it / 2 rounded up) up to `window`: a weak network's
+    first games leave the window sooner."""
     return min(cfg["window"], max(cfg["window_start"] or cfg["window"], (it + 1) // 2))
 
 
