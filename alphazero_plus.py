@@ -463,7 +463,7 @@ CYCLE_LOW = 0.1  # --lr-cycle: the cycle's first and last step sizes, as a fract
 def one_cycle(step, steps):
     """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero used one), here within each iteration: the
     factor on the step size of Adam step `step` of `steps`, rising linearly from CYCLE_LOW of a peak to the peak
-    mid-way and falling back, its mean 1 over an even number of steps (so the peak is 2 / (1 + CYCLE_LOW), about 1.8)."""
+    mid-way and falling back, its mean 1 over an even number of steps (the peak: 2 / (1 + CYCLE_LOW), about 1.8)."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
     return (CYCLE_LOW + (1 - CYCLE_LOW) * (1 - abs(2 * x - 1))) * 2 / (1 + CYCLE_LOW)
 
