@@ -18,6 +18,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import gc
+import io
 import math
 
 import numpy as np
@@ -332,19 +333,17 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
     ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
-    torch.save(ckpt, f"{path}.tmp")
-    os.replace(f"{path}.tmp", path)
+    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
+    games.write_atomic(path, buffer.getvalue())
 
 
 def load(path, game=None, as_net=True):
     """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
     missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
     ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True))
-    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
-        raise ValueError(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
-    if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
-        raise ValueError(f"{path} holds a network for {ckpt['game']!r}: name its game as --game module:Class"
-                         if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
+    if game and ckpt["game"] != game or ckpt["game"] not in GAMES:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, " + (f"not {game}" if game else
+                         f"a game that only a trainer's --game {ckpt['game']} knows"))
     if not as_net:
         return ckpt
     net = Net(ckpt["game"], ckpt["hidden"])
@@ -384,18 +383,20 @@ def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False):
     kept = [None]  # the agent's last move's node
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
-        root, before = search([state], net, n_simulations, c_puct, roots=[root if reuse_tree else None])[0], \
-            root.n if root and reuse_tree else 0
-        kept[0] = next(ch for ch in root.children if ch.move == best_move(root))
-        value = kept[0].w / kept[0].n if kept[0].n else -root.w / root.n  # no search: the network's value
-        return games.show_search(state, root, n_simulations, kept[0].move, value, before)
+        before = root.n if root else 0  # the visits the kept subtree brings, counted before the search adds more
+        root = search([state], net, n_simulations, c_puct, roots=[root])[0]
+        chosen = next(ch for ch in root.children if ch.move == best_move(root))
+        kept[0] = chosen if reuse_tree else None
+        value = chosen.w / chosen.n if chosen.n else -root.w / root.n  # no search: the network's value
+        return games.show_search(state, root, n_simulations, chosen.move, value, before)
     games.play_in_terminal(GAMES[net.game](), agent, human_first)
 
 
 def main():
     """The command line: the flags, made from SETTINGS and checked (bad input: one line); then train, or --play."""
     args = games.command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME.pt",
-                              for_play={"simulations", "c_puct", "reuse_tree", "checkpoint", "first"})
+                              for_play={"simulations", "c_puct", "reuse_tree", "checkpoint", "first"},
+                              idle={"alpha": ("noise", 0)})
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     default = f"{args.game.split(':')[-1].lower()}.pt"
     path = next(p for p in (args.checkpoint if args.play else args.out, default) if p is not None)  # "": refused

@@ -27,6 +27,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import gc
+import io
 import math
 
 import numpy as np
@@ -545,7 +546,8 @@ def check_game(game, cfg):
     for wrong, words in ((cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"], "--lr-final is where the step "
                           f"size falls to from --lr: at most {cfg['lr']}, not {cfg['lr_final']}"),
                          (cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"], "--fast-"
-                          f"simulations are the cheap searches: at most --simulations {cfg['simulations']}"),
+                          f"simulations (the cheap searches, {cfg['fast_simulations']} unless given) must be at most "
+                          f"--simulations {cfg['simulations']}"),
                          (cfg["window_start"] is not None and cfg["window_start"] > cfg["window"], "--window-start is "
                           f"where a growing window starts: at most --window {cfg['window']}")):
         if wrong:
@@ -568,19 +570,17 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
             "state_dict": net.state_dict(), **({"settings": cfg} if cfg else {})}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done)
-    torch.save(ckpt, f"{path}.tmp")
-    os.replace(f"{path}.tmp", path)
+    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
+    games.write_atomic(path, buffer.getvalue())
 
 
 def load(path, game=None, as_net=True):
     """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
     missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
     ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True))
-    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
-        raise ValueError(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
-    if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
-        raise ValueError(f"{path} holds a network for {ckpt['game']!r}: name its game as --game module:Class"
-                         if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
+    if game and ckpt["game"] != game or ckpt["game"] not in GAMES:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, " + (f"not {game}" if game else
+                         f"a game that only a trainer's --game {ckpt['game']} knows"))
     if not as_net:
         return ckpt
     net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # mlp: alphazero.py's
@@ -619,18 +619,22 @@ def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, so
     kept = [None]  # the agent's last move's node
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
-        root, before = search([state], net, n_simulations, c_puct, roots=[root if reuse_tree else None],
-                              solver=solver)[0], root.n if root and reuse_tree else 0
-        kept[0] = next(ch for ch in root.children if ch.move == best_move(root))
-        value = kept[0].w / kept[0].n if kept[0].n else -root.w / root.n  # no search: the network's value
-        return games.show_search(state, root, n_simulations, kept[0].move, value, before, lambda ch: ch.proven)
+        before = root.n if root else 0  # the visits the kept subtree brings, counted before the search adds more
+        root = search([state], net, n_simulations, c_puct, roots=[root], solver=solver)[0]
+        chosen = next(ch for ch in root.children if ch.move == best_move(root))
+        kept[0] = chosen if reuse_tree else None
+        value = chosen.q() if chosen.n or chosen.proven is not None else -root.w / root.n  # the proof's, if any;
+        # else the visits' mean (no search: the network's value)
+        return games.show_search(state, root, n_simulations, chosen.move, value, before, lambda ch: ch.proven)
     games.play_in_terminal(GAMES[net.game](), agent, human_first)
 
 
 def main():
     """The command line: the flags, made from SETTINGS and checked (bad input: one line); then train, or --play."""
     args = games.command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt",
-                              for_play={"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"})
+                              for_play={"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"},
+                              idle={"alpha": ("noise", 0), "fast_simulations": ("full_fraction", 1),
+                                    "opening_moves": ("random_openings", 0)})
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     default = f"{args.game.split(':')[-1].lower()}_plus.pt"
     path = next(p for p in (args.checkpoint if args.play else args.out, default) if p is not None)  # "": refused

@@ -952,7 +952,8 @@ NEEDS = {"3b": ("2", (170, 2))}  # a part that trains another's network when run
 
 
 def write_json(path, results):
-    """Atomically: a run interrupted half-way never leaves a broken file. Records become dicts, nan null."""
+    """Atomically (games.write_atomic): a run interrupted half-way never leaves a broken file. Records become dicts,
+    nan null; the first key says which script wrote it (games.WRITTEN_BY), so that only its own kind is replaced."""
     def plain(x):
         x = dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
         if isinstance(x, dict):
@@ -961,19 +962,21 @@ def write_json(path, results):
             return [plain(v) for v in x]
         return None if isinstance(x, float) and math.isnan(x) else x if isinstance(x, (str, int, float)) or x is None \
             else str(x)
-    with open(path + ".tmp", "w") as f:
-        json.dump(plain(results), f, indent=1)
-    os.replace(path + ".tmp", path)
+    games.write_atomic(path, json.dumps({"written by": os.path.basename(sys.argv[0]), **plain(results)}, indent=1))
 
 
 def writable(path):
-    """Refuse, before any work, a path that cannot be written: empty, a folder, or where no file can be created."""
+    """Refuse, before any work, a path that cannot be written (empty, a folder, or where no file can be created) or
+    that holds a file of another kind than the JSON these scripts write (games.holds)."""
     if not path or os.path.isdir(path):
         raise ValueError(f"cannot write {path!r}: {'a folder' if path else 'an empty path'}")
+    held = games.holds(path, lambda path: alphazero.load(path, as_net=False))
+    if held not in ("nothing", "JSON these scripts wrote"):
+        raise ValueError(f"{path} holds {held}, not JSON these scripts wrote: choose another --json")
     try:
-        with open(path + ".tmp", "w"):
+        with open(f"{path}.{os.getpid()}.tmp", "w"):
             pass
-        os.remove(path + ".tmp")
+        os.remove(f"{path}.{os.getpid()}.tmp")
     except OSError as e:
         raise ValueError(f"cannot write {path}: {e.strerror}") from None
 
@@ -1040,6 +1043,8 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     args = parser.parse_args()
     if args.checkpoint is not None and args.part:
         parser.error("--part is for the parts; --checkpoint measures one network as Part 1 or Part 2 does")
+    if args.checkpoint is not None and args.plots is not None and "checkpoint" not in plots:
+        parser.error(f"--plots draws the parts' tables; {parser.prog} draws no figure of a --checkpoint")
     idle = sorted({a.split("=")[0] for a in sys.argv[1:] if a.startswith("--")} - {"--plot-run", "--plots"})
     if args.plot_run and idle:  # the flags that would do nothing
         parser.error(f"--plot-run draws runs already trained, from their CSVs alone: {', '.join(idle)} would do nothing")
@@ -1095,13 +1100,13 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
             drawn = save_figures(figures, args.plots)
             print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
-    except ValueError as e:
-        sys.exit(f"{parser.prog}: error: {e}")
-    except games.Stopped as e:  # Ctrl-C, SIGTERM or SIGHUP: one line, and 128 + the signal
+    except (ValueError, games.Stopped) as e:  # an error in words (1), or Ctrl-C, SIGTERM or SIGHUP (128 + it)
         POOL.close()
         finished = [part for part in results if part in seconds]
-        os.write(2, (f"\ninterrupted; the parts that finished ({', '.join(finished)}) are in {args.json}\n" if finished
-                     else "\ninterrupted before any part finished; nothing written\n").encode())
+        saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished else "nothing written"
+        if isinstance(e, ValueError):
+            sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
+        os.write(2, f"\ninterrupted; {saved}\n".encode())
         os._exit(e.status)  # at once: no exit handler waits for anything
     finally:
         POOL.close()

@@ -16,7 +16,10 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import time
+import traceback
+import warnings
 from typing import Hashable, Protocol, runtime_checkable
 
 import numpy as np
@@ -621,13 +624,14 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
         print(f"the position is a proven {WORDS[-proven(root)]} for the agent: the search stopped when it knew")
     print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
     total = sum(ch.n for ch in root.children)
-    for ch in sorted(root.children, key=lambda ch: (-ch.n, -ch.prior)):
+    for ch in sorted(root.children, key=lambda ch: (ch.move != move, -ch.n, -ch.prior)):  # the move played first
         value_here = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
         share = ch.n / total if total else ch.prior  # of the visits, or of the policy with no search
-        mark = "proven " + WORDS[proven(ch)] if proven(ch) is not None else None
+        marks = (["proven " + WORDS[proven(ch)]] if proven(ch) is not None else []) + ["played"] * (ch.move == move)
         print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value_here}  {'#' * round(40 * share)}"
-              + (f"  {mark}" if mark else ""))
-    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f})")
+              + "".join(f"  {mark}" for mark in marks))
+    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f}" +
+          (", proven)" if proven(next(ch for ch in root.children if ch.move == move)) is not None else ")"))
     return move
 
 
@@ -646,8 +650,41 @@ class Stopped(KeyboardInterrupt):
         self.status, self.note = 128 + signum, None
 
 
+STOPPING = []  # the signal of the stop begun, if one has
+
+
 def stop(signum, frame):
-    raise Stopped(signum)
+    """The scripts' handler of STOPS: the first raises Stopped; the rest do nothing, so that the clean-up it begins
+    (workers killed, lock removed, the note of what was saved) runs to its end, with the first one's status."""
+    if not STOPPING:
+        STOPPING.append(signum)
+        raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def shielded():
+    """A block that no stop signal interrupts: one that comes meanwhile is handled at its end."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+class WorkerDied(ValueError):
+    """A worker process ended during the run: killed (the out-of-memory killer sends SIGKILL) or crashed."""
+
+
+class RemoteTraceback(Exception):
+    """The cause attached to an exception a worker sent back: its traceback there (the game's file and line)."""
+    def __str__(self):
+        return self.args[0]
+
+
+def orphaned(parent):  # a worker's watch: once its main process is gone (even killed outright), it ends too
+    while os.getppid() == parent:
+        time.sleep(WAIT)
+    os._exit(1)
 
 
 def serve(pipe, start):
@@ -655,38 +692,43 @@ def serve(pipe, start):
     for sig in STOPS:  # the main process handles signals (it kills the workers); SIGTERM to all kills them at once
         signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+    threading.Thread(target=orphaned, args=(os.getppid(),), daemon=True).start()
     start()
-    parent = os.getppid()
-    with contextlib.suppress(EOFError):  # EOF: the main process is done with it
-        while os.getppid() == parent:  # (a main process killed outright leaves no worker behind either)
-            if not pipe.poll(WAIT):
-                continue
+    with contextlib.suppress(EOFError, BrokenPipeError):  # the main process is done with it
+        while True:
             fn, job = pipe.recv()
             if "on_move" in job:  # self_play's progress goes back the same way
                 job["on_move"] = lambda *now: pipe.send(("progress", now))
             try:
                 pipe.send(("done", fn(**job)))
-            except Exception as e:
-                pipe.send(("error", e))
+            except Exception as e:  # sent back with its traceback here; one that cannot travel, in words
+                trace = "".join(traceback.format_exception(e))
+                try:
+                    pipe.send(("error", (e, trace)))
+                except Exception:
+                    pipe.send(("error", (RuntimeError(repr(e)), trace)))
 
 
 class Workers:
     """n processes that run start() and then the jobs map hands them, a pipe each (none for n = 1: this process does
-    the work). Public APIs only; every wait has a timeout, and a worker that died is an error, never a hang."""
+    the work). Public APIs only; every wait has a timeout and watches each worker's process as well as its pipe, so
+    that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
     def __init__(self, n, start):
-        self.n = n
+        self.n, self.pipes, self.processes = n, [], []
         held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
-        self.pipes = [multiprocessing.Pipe() for _ in range(n if n > 1 else 0)]
-        self.processes = [multiprocessing.Process(target=serve, args=(there, start), daemon=True)
-                          for _, there in self.pipes]
-        for process in self.processes:
-            process.start()
-        self.pipes = [here for here, _ in self.pipes]
         try:
+            for _ in range(n if n > 1 else 0):
+                here, there = multiprocessing.Pipe()
+                process = multiprocessing.Process(target=serve, args=(there, start), daemon=True)
+                process.start()
+                there.close()  # the worker's end is the worker's alone: its death reads here as the end of its pipe
+                self.processes.append(process)
+                self.pipes.append(here)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a signal that came meanwhile is handled now
         except BaseException:
             self.close()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             raise
 
     def shares(self, n):  # n games shared among the workers
@@ -700,21 +742,38 @@ class Workers:
         self.pump(0)
 
     def pump(self, timeout):  # an idle worker gets the next job; then what the busy ones sent, waiting up to timeout
-        for pipe in [p for p in self.pipes if p not in self.busy][:len(self.todo)]:
+        for k, pipe in [(k, p) for k, p in enumerate(self.pipes) if p not in self.busy][:len(self.todo)]:
             self.busy[pipe], job = self.todo.pop(0)
-            pipe.send((self.fn, dict(job, on_move=True) if self.report else job))
-        for pipe in multiprocessing.connection.wait(list(self.busy), timeout) if self.busy else ():
             try:
-                kind, what = pipe.recv()
+                pipe.send((self.fn, dict(job, on_move=True) if self.report else job))
+            except OSError:  # its end is closed: the worker is gone
+                raise self.died(k) from None
+        ends = {process.sentinel: k for k, process in enumerate(self.processes)}  # ready once the process has ended
+        for ready in multiprocessing.connection.wait(list(self.busy) + list(ends), timeout) if ends else ():
+            if ready in ends:
+                raise self.died(ends[ready])
+            try:
+                kind, what = ready.recv()
             except EOFError:
-                kind, what = "error", ValueError("a worker process died: killed, or out of memory")
-            if kind == "error":
-                raise what
+                raise self.died(self.pipes.index(ready)) from None
+            if kind == "error":  # the worker's exception, raised here with its traceback there as the cause
+                error, trace = what
+                raise error from RemoteTraceback(trace)
             if kind == "progress":
-                self.report(self.busy[pipe], *what)
+                self.report(self.busy[ready], *what)
             else:
-                self.results[self.busy.pop(pipe)] = what
+                self.results[self.busy.pop(ready)] = what
                 self.ended()
+
+    def died(self, k):
+        """WorkerDied in words: which worker, and how it ended."""
+        process = self.processes[k]
+        process.join(WAIT)  # its exit status, now that it has ended
+        code = process.exitcode
+        how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else \
+            f"ended with status {code}"
+        return WorkerDied(f"worker {k + 1} of {len(self.processes)} (process {process.pid}) {how}" +
+                          (": out of memory?" if code == -signal.SIGKILL else ""))
 
     def collect(self):
         while self.todo and not self.pipes:  # no workers: this process does the jobs now
@@ -735,10 +794,14 @@ class Workers:
         self.start(fn, jobs, report, done)
         return self.collect()
 
-    def close(self):  # the workers this run started, and no other process
-        for process in self.processes:
-            process.kill()
-            process.join(timeout=10)
+    def close(self):  # the workers this run started, and no other process; no signal interrupts it
+        with shielded():
+            for process in self.processes:
+                process.kill()
+            for process in self.processes:
+                process.join(timeout=10)
+            for pipe in self.pipes:
+                pipe.close()
 
 
 PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
@@ -755,7 +818,7 @@ class Run:
     def __enter__(self):
         self.start_process()
         if self.out is not None:
-            claim(self.out, self.fresh)
+            claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
         self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
         return self
 
@@ -805,41 +868,52 @@ class Run:
                  f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
-    def __exit__(self, kind, error, trace):
-        self.line.clear()
-        self.workers.close()
-        release(self.out)
-        if isinstance(error, (Stopped, BrokenPipeError)):  # what the checkpoint holds, and how to go on
-            saved = self.load(self.out, as_net=False)["iterations_done"] if self.out and os.path.exists(self.out) else 0
-            error.note = stopped(self.out, saved)
+    def __exit__(self, kind, error, trace):  # no process and no lock left, whatever ended the run
+        with shielded():
+            self.line.clear()
+            self.workers.close()
+            release(self.out)
+        stopped = isinstance(error, (Stopped, BrokenPipeError))
+        if not self.out or not (stopped or isinstance(error, ValueError) and hasattr(self, "it")):  # (it: begun)
+            return
+        try:  # what the checkpoint holds, and how to go on: the end of the line that ends the run
+            saved = self.load(self.out, as_net=False).get("iterations_done") or 0 if os.path.exists(self.out) else 0
+        except ValueError:
+            saved = 0
+        held = f"{self.out} holds iteration {saved}: add --resume to go on" if saved else "nothing saved"
+        if isinstance(error, ValueError):  # a worker that died, the system's refusal to save (say, a full disk)
+            raise type(error)(f"{error}; {held}") from None
+        error.note = f"interrupted at iteration {saved + 1}; {held}"
 
 
-def stopped(out, saved):
-    """The line that ends a training stopped by a signal: what its checkpoint holds (iterations saved), and how to
-    go on."""
-    return f"interrupted at iteration {saved + 1}; " + (f"{out} holds iteration {saved}: add --resume to go on" if saved
-                                                         else "nothing saved")
-
-
-def claim(path, fresh=True):
-    """Before a training writes `path` and its CSV: refuse a path that cannot be written or that a live training
-    writes (PATH.lock holds its process id), and, for a fresh training, one that holds a training (its checkpoint or
-    CSV): a finished run is never replaced unless asked (--replace). Then PATH.lock is this process's."""
+def claim(path, fresh, read):
+    """Before a training writes `path` and its CSV beside it, refuse in one line: a path that cannot be written, that
+    a live training writes (PATH.lock holds its process id), that holds anything but this project's own kind (a
+    checkpoint read accepts, a CSV with a training's header) or, for a fresh training, a training at all: a finished
+    run is never replaced unless asked (--replace). Then PATH.lock is this process's."""
     try:
         other = int(open(f"{path}.lock").read())
         os.kill(other, 0)  # no error: that process is alive
     except (OSError, ValueError):
         other = None
-    csv = os.path.splitext(path)[0] + ".csv"
     if other:
         raise ValueError(f"{path} is being written by another training, process {other}: choose another --out")
-    why = (not path and "an empty path" or os.path.isdir(path) and "a folder" or csv == path and "its CSV, written "
-           "beside it, would be the same file: choose a name that does not end in .csv")
-    held = [p for p in (path, csv) if fresh and not why and os.path.exists(p)]
-    if why or held:
-        raise ValueError(f"cannot write the checkpoint {path!r}: {why}" if why else f"{' and '.join(held)} hold a "
-                         f"training already: add --resume to go on with it, choose another --out, or add --replace "
-                         f"to start afresh over it")
+    csv = os.path.splitext(path)[0] + ".csv"
+    if not path or os.path.isdir(path) or csv == path:
+        why = "its CSV, written beside it, would be the same file: choose a name that does not end in .csv" \
+            if csv == path else "a folder" if path else "an empty path"
+        raise ValueError(f"cannot write the checkpoint {path!r}: {why}")
+    if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
+        raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another --out")
+    if holds(csv) not in ("nothing", "a training's CSV"):
+        raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
+                         f"another --out")
+    if fresh and os.path.exists(path):
+        raise ValueError(f"{path} holds a training already: add --resume to go on with it, choose another --out, "
+                         f"or add --replace to start afresh over it")
+    if fresh and os.path.exists(csv):
+        raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
+                         f"--out, or add --replace to start afresh over it")
     try:
         with open(f"{path}.lock", "w") as f:
             f.write(str(os.getpid()))
@@ -850,24 +924,75 @@ def claim(path, fresh=True):
 RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header
 
 
-def release(path):  # the end of claim(path): its lock removed (None: no path was claimed)
+def holds(path, read=None):
+    """What the file at path holds, in a few words (for a refusal to write over it): nothing (no file, or an empty
+    one), a checkpoint of these scripts (read, a trainer's load, accepts it), a training's CSV, JSON these scripts
+    wrote (with WRITTEN_BY), or other JSON, text or data."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except FileNotFoundError:
+        return "nothing"
+    except OSError as e:
+        return f"a file that cannot be read ({e.strerror})"
+    if not head:
+        return "nothing"
+    if read and head[:2] == b"PK":  # torch saves a zip file
+        try:
+            read(path)
+        except NotACheckpoint:
+            return "a torch or zip file"
+        except ValueError:
+            pass  # another game's network, or another trainer's: a checkpoint of these scripts all the same
+        return "a checkpoint of these scripts"
+    if head.startswith(RUN_CSV.encode()):
+        return "a training's CSV"
+    if head.lstrip()[:1] == b"{" and WRITTEN_BY.encode() in head[:200]:
+        return "JSON these scripts wrote"
+    try:
+        head.decode()
+        return "JSON" if head.lstrip()[:1] in (b"{", b"[") else "text"
+    except UnicodeDecodeError:
+        return "data"
+
+
+WRITTEN_BY = '"written by": '  # the first key of the JSON evaluate.py and further.py write: whose file it is
+
+
+def release(path):  # the end of claim(path): its lock removed (None: no path was claimed), if it can be
     if path is not None:
-        os.remove(f"{path}.lock")
+        with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a dead process's lock is
+            os.remove(f"{path}.lock")       # no lock (see claim)
+
+
+def write_atomic(path, data):
+    """Write data (bytes or text) to path whole or not at all: a temporary file of this process's beside it, then a
+    rename; no stop signal interrupts it. An error of the system's (no space, no permission, a read-only file
+    system, a folder gone) is a ValueError in words, the temporary file removed and what path held intact."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with shielded():
+        try:
+            with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def add_row(path, header, row, anew=False):
-    """Add a line to a CSV atomically (the whole file anew, then a rename); a missing file, or anew (a training's
-    first iteration, --replace's too), starts with the header."""
+    """Add a line to a CSV atomically (see write_atomic); a missing file, or anew (a training's first iteration,
+    --replace's too), starts with the header."""
     old = open(path).read() if os.path.exists(path) and not anew else header
-    with open(f"{path}.tmp", "w") as f:
-        f.write(old + row)
-    os.replace(f"{path}.tmp", path)
+    write_atomic(path, old + row)
 
 
-def command_line(doc, settings, game_settings, games, default, for_play):
+def command_line(doc, settings, game_settings, games, default, for_play, idle=None):
     """A trainer's flags: one for each setting, {name: (default, lowest, highest, meaning)} with each game's own
     default named, then the rest, the same in each; checked, each refusal one line: ranges, flags for training
-    given to --play and the other way, --resume with --replace, 0 simulations outside --play. --game module:Class
+    given to --play and the other way, --resume with --replace, 0 simulations outside --play, a flag that does
+    nothing (idle: {name: (other, value)}, name does nothing while the setting other is value). --game module:Class
     imports a game of your own into `games`. default: the default checkpoint's name ("GAME.pt")."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
@@ -904,13 +1029,44 @@ def command_line(doc, settings, game_settings, games, default, for_play):
         parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
     if args.play and args.simulations == 0 and getattr(args, "reuse_tree", None):
         parser.error("--reuse-tree 1 keeps a search's tree, and --simulations 0 searches nothing: drop one")
+    for key, (other, value) in (idle or {}).items():
+        now = next(v for v in (getattr(args, other), game_settings.get(args.game, {}).get(other), settings[other][0])
+                   if v is not None)
+        if getattr(args, key) is not None and now == value and not args.play:
+            parser.error(f"--{key.replace('_', '-')} does nothing with --{other.replace('_', '-')} {value}" +
+                         ("" if getattr(args, other) is not None else " (the default)") + ": drop one")
     if args.game not in games:  # module:Class, a game of your own
-        module, _, name = args.game.partition(":")
         try:
-            games[args.game] = getattr(importlib.import_module(module), name)
-        except (ImportError, AttributeError, ValueError):
-            parser.error(f"argument --game: no game {args.game!r}: {', '.join(games)}, or module:Class")
+            games[args.game] = import_game(args.game, games)
+        except ValueError as e:
+            parser.error(f"argument --game: {e}")
     return args
+
+
+def import_game(text, games):
+    """--game module:Class, a game of your own: the class, its module found in the current folder or on Python's
+    path. A module that fails to import is one line with its own error: the file and line of a syntax error, the
+    missing package's name, or the exception and where it was raised."""
+    module, _, name = text.partition(":")
+    if not module or not name.isidentifier():
+        raise ValueError(f"no game {text!r}: {', '.join(games)}, or your own as module:Class")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # (the script's own folder is on it already; the folder it is run from is not)
+    try:
+        found = importlib.import_module(module)
+    except SyntaxError as e:
+        raise ValueError(f"{module}: {e.msg} ({e.filename}, line {e.lineno})") from None
+    except ModuleNotFoundError as e:
+        if e.name and (module + ".").startswith(e.name + "."):
+            raise ValueError(f"no module {module!r} in this folder ({os.getcwd()}) or on Python's path") from None
+        raise ValueError(f"{module} imports {e.name}, which is not installed") from None
+    except Exception as e:
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        raise ValueError(f"{module} failed to import: {type(e).__name__}: {e} ({where.filename}, line "
+                         f"{where.lineno})") from None
+    if not hasattr(found, name):
+        raise ValueError(f"{module} ({found.__file__}) has no {name}")
+    return getattr(found, name)
 
 
 class LiveLine:
@@ -932,14 +1088,24 @@ class LiveLine:
             self.drawn = 0.0
 
 
+class NotACheckpoint(ValueError):
+    """A path that holds no checkpoint of these scripts (see read_checkpoint)."""
+
+
 def read_checkpoint(path, read):
-    """read(path), or ValueError in words for a file that is missing, a folder, empty, or that read cannot read."""
+    """read(path), a checkpoint of these scripts (a dict with the game, the size and the weights), or NotACheckpoint
+    in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else."""
     try:
-        return read(path)
+        with warnings.catch_warnings():  # (torch warns of a file before it refuses it: the refusal is the one line)
+            warnings.simplefilter("ignore")
+            ckpt = read(path)
     except Exception as e:
-        raise ValueError(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else f"{path} is " + (
+        raise NotACheckpoint(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else f"{path} is " + (
             "a folder, not a checkpoint" if os.path.isdir(path) else "empty, not a checkpoint" if
             os.path.getsize(path) == 0 else "not a checkpoint: torch cannot read it")) from None
+    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
+        raise NotACheckpoint(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
+    return ckpt
 
 
 def whole(lo, hi):

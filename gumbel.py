@@ -14,6 +14,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
 import gc
+import io
 import math
 import sys
 
@@ -379,19 +380,17 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
     ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
-    torch.save(ckpt, f"{path}.tmp")
-    os.replace(f"{path}.tmp", path)
+    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
+    games.write_atomic(path, buffer.getvalue())
 
 
 def load(path, game=None, as_net=True):
     """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
     missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
     ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True))
-    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
-        raise ValueError(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
-    if ckpt["game"] not in GAMES or game and ckpt["game"] != game:
-        raise ValueError(f"{path} holds a network for {ckpt['game']!r}: name its game as --game module:Class"
-                         if ckpt["game"] not in GAMES else f"{path} holds a {ckpt['game']} network, not {game}")
+    if game and ckpt["game"] != game or ckpt["game"] not in GAMES:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, " + (f"not {game}" if game else
+                         f"a game that only a trainer's --game {ckpt['game']} knows"))
     if not as_net:
         return ckpt
     net = Net(ckpt["game"], ckpt["hidden"])

@@ -5,6 +5,7 @@ whose outcome is certain."""
 
 import functools
 import gc
+import io
 import json
 import math
 import multiprocessing
@@ -684,15 +685,42 @@ def test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector(
         gc.enable()
 
 
+def kill_self(sig):
+    os.kill(os.getpid(), sig)
+
+
 def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
-    # A job that kills its own worker (as the system's out-of-memory killer would): map says so at once
-    workers = games.Workers(2, lambda: None)
-    try:
-        with pytest.raises(ValueError, match="a worker process died: killed, or out of memory"):
-            workers.map(os._exit, [dict(status=0), dict(status=0)])
-    finally:
-        workers.close()
-    assert not any(p.is_alive() for p in workers.processes)
+    # One worker of two killed outright (SIGKILL, what the out-of-memory killer sends) while the other is busy for a
+    # minute: map names it and how it died at once, not when the other is done; one that exits (status 3), likewise
+    for job, words in ((kill_self, r"worker 2 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?$"),
+                       (os._exit, r"worker 2 of 2 \(process \d+\) ended with status 3$")):
+        workers = games.Workers(2, lambda: None)
+        try:
+            with pytest.raises(games.WorkerDied, match=words):
+                workers.map(apply_job, [dict(fn=time.sleep, arg=60), dict(fn=job, arg=3 if job is os._exit else 9)])
+        finally:
+            workers.close()
+        assert [p.exitcode for p in workers.processes][1] in (-9, 3) and not any(p.is_alive() for p in workers.processes)
+
+
+def apply_job(fn, arg):
+    return fn(arg)
+
+
+def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
+    # A main process killed by SIGKILL runs no clean-up: its worker, busy for a minute, sees it gone and ends itself
+    script = tmp_path / "main.py"
+    script.write_text("import os, sys, time\nsys.path.insert(0, %r)\nimport games\n"
+                      "workers = games.Workers(2, lambda: None)\nprint(*[p.pid for p in workers.processes], flush=True)\n"
+                      "def busy(seconds):\n    time.sleep(seconds)\n    open(%r, 'w')\nworkers.map(busy, [dict(seconds=60)] * 2)\n" % (os.path.dirname(os.path.abspath(__file__)), str(tmp_path / "done")))
+    main = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pids = [int(pid) for pid in main.stdout.readline().split()]
+    main.kill()
+    main.wait()
+    for pid in pids:  # each exits (then init reaps it): wait for the sign, as long as it takes
+        while os.path.exists(f"/proc/{pid}") and open(f"/proc/{pid}/stat").read().split()[2] != "Z":
+            time.sleep(0.05)
+    assert not (tmp_path / "done").exists()  # (ended before its job did)
 
 
 def quotient(a, b):
@@ -1139,7 +1167,8 @@ def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monk
     monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
     alphazero.save(alphazero.Net("letters", 4), path)
     monkeypatch.delitem(alphazero.GAMES, "letters")
-    with pytest.raises(ValueError, match=r"holds a network for 'letters': name its game as --game module:Class"):
+    with pytest.raises(ValueError, match=r"n.pt holds a letters network, a game that only a trainer's --game letters "
+                                         r"knows$"):
         alphazero.load(path)
 
 
@@ -1695,7 +1724,8 @@ def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
                         str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final is where the step size " \
                                                    "falls to from --lr: at most 0.001, not 0.5"
     check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
-    with pytest.raises(ValueError, match=r"^--fast-simulations are the cheap searches: at most --simulations 5$"):
+    with pytest.raises(ValueError, match=r"^--fast-simulations \(the cheap searches, 6 unless given\) must be at "
+                                         r"most --simulations 5$"):
         check(simulations=5, full_fraction=0.5, fast_simulations=6)
     with pytest.raises(ValueError, match=r"at most 0.003, not 0.0031"):
         check(lr=0.003, lr_final=0.0031)
@@ -1764,24 +1794,57 @@ class Nim:
 
 
 def test_a_game_of_your_own_from_the_command_line(tmp_path):
-    # The README's Nim in a module of its own: --game nim_game:Nim trains it with two workers and plays it (the
-    # three trainers share games.command_line, which imports it)
-    script = "alphazero.py"
-    (tmp_path / "nim_game.py").write_text(NIM)
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = str(tmp_path / f"nim_{script}.pt")
+    # The README's Nim in a module of its own, in the folder the scripts are run from (not theirs): --game
+    # nim_game:Nim trains it with two workers and plays it (the three trainers share games.command_line, which
+    # imports it)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
+    (tmp_path / "nim_game.py").write_text(NIM + BROKEN_NIM)
+    out = str(tmp_path / "nim.pt")
     common = ["--game", "nim_game:Nim", "--simulations", "6"]
-    trained = subprocess.run([sys.executable, script, *common, "--iterations", "2", "--games", "8", "--steps", "3",
-                              "--hidden", "16", "--workers", "2", "--out", out], capture_output=True, text=True,
-                             cwd=here, env=env)
+    small = ["--iterations", "2", "--games", "8", "--steps", "3", "--hidden", "16", "--workers", "2"]
+    trained = subprocess.run([sys.executable, script, *common, *small, "--out", out], capture_output=True,
+                             text=True, cwd=tmp_path)
     assert trained.returncode == 0 and trained.stdout.count("iteration ") == 2, trained.stderr[-2000:]
     assert torch.load(out, weights_only=True)["game"] == "nim_game:Nim"
     played = subprocess.run([sys.executable, script, *common, "--play", "--checkpoint", out], input="1\n" * 10,
-                            capture_output=True, text=True, cwd=here, env=env)
+                            capture_output=True, text=True, cwd=tmp_path)
     assert played.returncode == 0 and played.stdout.rstrip().endswith(("you win", "the agent wins")), played.stderr
-    assert exit_message(script, "--game", "no_such_module:Nim") == \
-        f"{script}: error: argument --game: no game 'no_such_module:Nim': tictactoe, connect4, or module:Class"
+    # A game that raises in a worker: its own file, line and message, as in one process (BROKEN_NIM's line 6)
+    line = (NIM + BROKEN_NIM).splitlines().index("            raise RuntimeError('no rule below 5 sticks')") + 1
+    for workers in ("1", "2"):
+        broken = subprocess.run([sys.executable, script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
+                                 "--out", str(tmp_path / f"b{workers}.pt")], capture_output=True, text=True, cwd=tmp_path)
+        assert broken.returncode == 1 and f'nim_game.py", line {line}, in play' in broken.stderr and \
+            broken.stderr.rstrip().endswith("RuntimeError: no rule below 5 sticks"), broken.stderr[-2000:]
+        assert not os.path.exists(tmp_path / f"b{workers}.pt.lock")
+
+
+BROKEN_NIM = """
+
+class BrokenNim(Nim):
+    def play(self, move):
+        if self.sticks - move < 5:
+            raise RuntimeError('no rule below 5 sticks')
+        super().play(move)
+"""
+
+
+@pytest.mark.parametrize("name, source, words", [
+    ("missing_here", None, "no module 'missing_here' in this folder (FOLDER) or on Python's path"),
+    ("syntax_wrong", "class Game:\n    def play(self\n", "syntax_wrong: '(' was never closed (FILE, line 2)"),
+    ("needs_numpyy", "import numpyy\n", "needs_numpyy imports numpyy, which is not installed"),
+    ("fails_inside", "x = 1\ny = x / 0\n", "fails_inside failed to import: ZeroDivisionError: division by zero (FILE, "
+                                           "line 2)"),
+    ("has_no_game", "Gam = 1\n", "has_no_game (FILE) has no Game")])
+def test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error(name, source, words, tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    if source is not None:
+        (tmp_path / f"{name}.py").write_text(source)
+    words = words.replace("FOLDER", str(tmp_path)).replace("FILE", str(tmp_path / f"{name}.py"))
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
+    assert exit_message(script, "--game", f"{name}:Game") == f"alphazero.py: error: argument --game: {words}"
 
 
 class Float64Letters(Letters):
@@ -1862,12 +1925,27 @@ def test_the_terminal_table_says_what_is_proven_and_what_was_kept(capsys):
     games.show_search(games.ConnectFour(), root, 35, 0, 1.0, kept=12, proven=lambda node: node.proven)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "the agent searched 35 simulations on the 12 visits it kept:"
-    assert lines[2].split()[0] == "2" and lines[2].endswith("proven loss")  # the most visited first
-    assert lines[4].split()[0] == "1" and lines[4].endswith("proven win") and lines[-1].startswith("the agent plays 1")
+    assert lines[2].split()[0] == "1" and lines[2].endswith("proven win  played")  # the move played first,
+    assert lines[3].split()[0] == "2" and lines[3].endswith("proven loss")  # then the most visited
+    assert lines[-1] == "the agent plays 1 (its value for itself: +1.00, proven)"
     root.proven = -1
     games.show_search(games.ConnectFour(), root, 35, 0, 1.0, proven=lambda node: node.proven)
     assert capsys.readouterr().out.splitlines()[1] == "the position is a proven win for the agent: the search " \
                                                        "stopped when it knew"
+
+
+@pytest.mark.parametrize("module", [alphazero, alphazero_plus])
+def test_the_terminal_table_counts_the_visits_kept_before_the_search_adds_to_them(module, monkeypatch):
+    # --reuse-tree 1 in --play: the second search starts from the subtree of the agent's move and the human's reply;
+    # the table's "kept" is that subtree's visits as the search receives it, not after its 200 simulations
+    received, told = [], []
+    search = module.search
+    monkeypatch.setattr(module, "search", lambda states, *a, roots, **k: received.append(
+        roots[0].n if roots[0] else 0) or search(states, *a, roots=roots, **k))
+    monkeypatch.setattr(games, "show_search", lambda *a: told.append(a[5]) or a[3])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"))  # the free ones
+    module.play(module.NumpyNet(module.Net("tictactoe", 16)), 200, human_first=True, reuse_tree=True)
+    assert told == received and told[0] == 0 and max(told) > 0 and all(n < 200 for n in told)
 
 
 def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
@@ -1959,6 +2037,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
+    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key (games.holds)
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
     assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
                                           "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
@@ -2246,6 +2325,7 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     results = json.loads(path.read_text())
     assert_figures(tmp_path / "figures", {"further_truth_v_uct", "further_conv_v_mlp", "further_puct_v_gumbel",
                                           "further_tictactoe", "further_recipe", "further_benchmark_recipe"})
+    assert results.pop("written by") == "further.py"
     assert set(results) == {"questions", "recipe"} and "Summary" in out.stdout
     questions = results["questions"]
     assert [c["within"] for c in questions["checks"]] == [True, True] and "answer at --quick toy size, so it says little: the truth (search) orders" in out.stdout
@@ -2459,8 +2539,8 @@ def test_a_finished_training_is_never_replaced_unless_asked(tmp_path):
     before = out.read_bytes(), (tmp_path / "k.csv").read_text()
     for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
         assert exit_message(script, *small) == (
-            f"{script}: error: {out} and {tmp_path / 'k.csv'} hold a training already: add --resume to go on with "
-            f"it, choose another --out, or add --replace to start afresh over it")
+            f"{script}: error: {out} holds a training already: add --resume to go on with it, choose another --out, "
+            f"or add --replace to start afresh over it")
     assert (out.read_bytes(), (tmp_path / "k.csv").read_text()) == before
     assert run("gumbel.py", *small, "--replace").returncode == 0
     assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
@@ -2654,7 +2734,7 @@ def children(pid):
         return ["ended"]
 
 
-NOTHING, FINISHED = r"interrupted before any part finished; nothing written", r"interrupted; the parts that " \
+NOTHING, FINISHED = r"interrupted; nothing written", r"interrupted; the parts that " \
     r"finished \(blog\) are in \S+"
 TRAINING = r"interrupted at iteration (\d+); (\S+ holds iteration \d+: add --resume to go on|nothing saved)"
 
@@ -2703,6 +2783,149 @@ def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(arg
             time.sleep(0.01)
         else:
             raise AssertionError(f"a process of {argv[0]}'s group is alive after SIGTERM at {moment!r}")
+
+
+def group_gone(pgid):
+    """Whether no process of the group is left, waiting for those that are ending (a hang fails, as 20 s pass)."""
+    for _ in range(2000):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_a_worker_killed_outright_ends_a_training_in_one_line_with_its_checkpoint(tmp_path):
+    # kill -9 on one worker of two mid-iteration (what the out-of-memory killer does): the run ends at once, in one
+    # line naming the worker and the signal and what the checkpoint holds; no lock and no process left
+    import signal
+    path = tmp_path / "k.pt"
+    p = training_with_a_first_checkpoint(path)
+    os.kill(int(children(p.pid)[0]), signal.SIGKILL)
+    out, err = p.communicate(timeout=600)
+    line = re.fullmatch(r"alphazero\.py: error: worker 1 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?; "
+                        r"\S+ holds iteration (\d+): add --resume to go on", err.strip())
+    assert p.returncode == 1 and line, err[-2000:]
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(line[1]) >= 1
+    assert group_gone(p.pid) and sorted(os.listdir(tmp_path)) == ["k.csv", "k.pt"]
+
+
+def test_a_worker_killed_outright_ends_evaluate_in_one_line(tmp_path):
+    import signal
+    p = started(["evaluate.py", "--quick", "--workers", "2", "--json", str(tmp_path / "r.json")], "loading")
+    while len(children(p.pid)) < 2 or children(p.pid) == ["ended"]:  # both workers started
+        time.sleep(0.01)
+    os.kill(int(children(p.pid)[1]), signal.SIGKILL)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 1 and re.fullmatch(r"evaluate\.py: error: worker \d of 2 \(process \d+\) was killed by "
+                                              r"SIGKILL: out of memory\?; (nothing written|the parts that finished "
+                                              r"\(.+\) are in \S+)", err.strip()), err[-2000:]
+    assert group_gone(p.pid)
+
+
+@pytest.mark.parametrize("first, then", [("SIGINT", "SIGINT"), ("SIGTERM", "SIGHUP"), ("SIGHUP", "SIGINT")])
+def test_a_second_signal_does_not_interrupt_the_stop_the_first_began(first, then, tmp_path):
+    # Ctrl-C, then at once Ctrl-C to the whole group (the impatient hand, or `timeout`): the same one line and
+    # status as one signal, the checkpoint whole, no lock, no worker left running
+    import signal
+    path = tmp_path / "d.pt"
+    p = training_with_a_first_checkpoint(path)
+    os.kill(p.pid, getattr(signal, first))
+    os.killpg(p.pid, getattr(signal, then))
+    out, err = p.communicate(timeout=600)
+    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
+    assert p.returncode in (128 + getattr(signal, first), 128 + getattr(signal, then)) and done, err[-2000:]  # (two
+    # signals pending at once are handled in the order of their numbers: either may be the first it handles)
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) == int(done[1]) - 1
+    assert group_gone(p.pid) and sorted(os.listdir(tmp_path)) == ["d.csv", "d.pt"]
+
+
+def test_outputs_replace_only_their_own_kind(tmp_path):
+    # --json onto a checkpoint, --out (even with --replace) onto a text file or beside someone else's CSV: refused in
+    # one line that says what the path holds, and nothing written; the project's own kinds are replaced
+    ckpt, notes, json_path = tmp_path / "c.pt", tmp_path / "notes.txt", tmp_path / "r.json"
+    alphazero.save(alphazero.Net("tictactoe", 8), str(ckpt))
+    notes.write_text("my notes\n")
+    (tmp_path / "mine.csv").write_text("a,b\n1,2\n")
+    json_path.write_text('{"mine": 1}')
+    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    small = ["--game", "tictactoe", "--iterations", "1", "--games", "2", "--simulations", "2", "--steps", "1",
+             "--workers", "1"]
+    for argv, words in (
+            (["evaluate.py", "--quick", "--part", "3b", "--json", str(ckpt)],
+             f"{ckpt} holds a checkpoint of these scripts, not JSON these scripts wrote: choose another --json"),
+            (["evaluate.py", "--json", str(json_path)], f"{json_path} holds JSON, not JSON these scripts wrote: "
+                                                        f"choose another --json"),
+            (["alphazero.py", *small, "--replace", "--out", str(notes)],
+             f"{notes} holds text, not a checkpoint of these scripts: choose another --out"),
+            (["gumbel.py", *small, "--out", str(tmp_path / "mine.pt")], f"{tmp_path / 'mine.csv'}, where a training "
+             f"writes its progress beside {tmp_path / 'mine.pt'}, holds text: choose another --out"),
+            (["alphazero_plus.py", *small, "--out", str(json_path)], f"{json_path} holds JSON, not a checkpoint of "
+                                                                   f"these scripts: choose another --out")):
+        assert exit_message(*argv) == f"{argv[0]}: error: {words}"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
+    (tmp_path / "c.csv").write_text(games.RUN_CSV)  # a checkpoint and its CSV: --replace starts afresh over both
+    assert exit_message("alphazero.py", *small, "--out", str(ckpt)).endswith("holds a training already: add "
+                        "--resume to go on with it, choose another --out, or add --replace to start afresh over it")
+    assert run("alphazero.py", *small, "--replace", "--out", str(ckpt)).returncode == 0
+    ckpt.unlink()  # the CSV alone: no --resume to suggest
+    assert exit_message("alphazero.py", *small, "--out", str(ckpt)) == f"alphazero.py: error: {tmp_path / 'c.csv'} " \
+        f"holds the progress of a training whose checkpoint {ckpt} is gone: choose another --out, or add --replace " \
+        f"to start afresh over it"
+
+
+class Full:
+    """A file whose writes fail as a full disk's do, after the first 100 bytes (a partial file is left to clean)."""
+    def __init__(self, path, mode):
+        self.f = open(path, mode)
+
+    def write(self, data):
+        self.f.write(data[:100])
+        raise OSError(28, "No space left on device")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+@pytest.mark.parametrize("fault, words", [("ENOSPC", "No space left on device"), ("EACCES", "Permission denied")])
+def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact(fault, words, tmp_path, monkeypatch):
+    # The second iteration's save fails (a full disk; a folder made unwritable): a ValueError in words (run_main's
+    # one line) that says what the checkpoint holds, iteration 1 intact, and no temporary file or lock left
+    out = tmp_path / "s.pt"
+    saves = []
+
+    def failing_open(path, mode="r", *args, **kwargs):
+        if str(path).startswith(f"{out}.") and str(path).endswith(".tmp"):  # a checkpoint's temporary file
+            saves.append(path)
+            if len(saves) == 2 and fault == "EACCES":
+                raise PermissionError(13, "Permission denied", str(path))
+            if len(saves) == 2:
+                return Full(path, mode)
+        return open(path, mode, *args, **kwargs)
+    monkeypatch.setattr(games, "open", failing_open, raising=False)
+    cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
+    with pytest.raises(ValueError) as error:
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
+    assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add --resume to go on"
+    assert torch.load(out, weights_only=True)["iterations_done"] == 1
+    assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt"]
+
+
+def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
+    # Two processes write the same JSON 30 times each, at once: each has its own temporary file, so neither fails
+    # and the file is always one of theirs, whole
+    path = str(tmp_path / "both.json")
+    code = ("import sys; sys.path.insert(0, %r); import evaluate\nfor k in range(30):\n"
+            "    evaluate.write_json(%r, {'writer': sys.argv[1], 'k': k, 'pad': 'x' * 100000})\n"
+            % (os.path.dirname(os.path.abspath(__file__)), path))
+    writers = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True)
+               for name in ("a", "b")]
+    assert [w.communicate(timeout=600)[1] for w in writers] == ["", ""]
+    assert json.load(open(path))["k"] == 29 and os.listdir(tmp_path) == ["both.json"]
 
 
 @pytest.mark.parametrize("argv, message", [
