@@ -594,7 +594,8 @@ def load(path, game=None, as_net=True):
 def resume_from(path, game, cfg, net, optimizer):
     """Load a training checkpoint into net and optimizer; return its iterations done. Only --iterations may change."""
     ckpt = load(path, game, as_net=False)  # the game, then the algorithm: alone, before any setting
-    then = dict(settings(game), **ckpt.get("settings") or {})  # a setting added since it was saved: its default
+    then = dict(settings(None), **ckpt.get("settings") or {})  # a setting added since: its plain default (the
+    # behaviour before it existed), not a game's own
     changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v]
     why = ("optimizer" not in ckpt and "holds no training state to resume" or ckpt.get("algorithm") != ALGORITHM and
            f"was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume needs that one" or changed and

@@ -3,6 +3,7 @@
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs
 whose outcome is certain."""
 
+import argparse
 import functools
 import gc
 import io
@@ -78,6 +79,35 @@ def torch_equal(x, y):
 
 # ---------------------------------------------------------------------------------------------------------------
 # games.py: the rules of the four games, and the contract they follow
+
+def connect4(columns):
+    """The position after the columns given (1 = leftmost), as a string of digits."""
+    s = games.ConnectFour()
+    for c in columns:
+        s.play(int(c) - 1)
+    return s
+
+
+def picture(s):
+    """The board as rows of X, O and '.', top row first, read from the bits as DESIGN.md lays them out (bit 7 * column
+    + row, row 0 at the bottom; the first player's stones in bits[0]): not through the game's own __str__."""
+    return [" ".join("X" if s.bits[0] >> (7 * c + r) & 1 else "O" if s.bits[1] >> (7 * c + r) & 1 else "."
+                     for c in range(7)) for r in range(5, -1, -1)]
+
+
+def with_stone(rows, row, column, mark):
+    """The drawn board with `mark` put in (row: 0 the top one, column 0 the leftmost)."""
+    return [line if i != row else " ".join(mark if j == column else x for j, x in enumerate(line.split()))
+            for i, line in enumerate(rows)]
+
+
+def has_four_drawn(rows, mark):
+    """Four of `mark` in a row on a board drawn as rows (top first), by geometry: every cell, every direction."""
+    grid = [row.split() for row in rows]
+    return any(all(0 <= r + k * dr < 6 and 0 <= c + k * dc < 7 and grid[r + k * dr][c + k * dc] == mark
+                   for k in range(4))
+               for r in range(6) for c in range(7) for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)))
+
 
 def test_tictactoe_has_5478_positions_of_which_4520_have_a_move_to_make():
     seen, stack = set(), [games.TicTacToe()]
@@ -1241,6 +1271,136 @@ def test_ties_in_the_visit_counts_go_to_the_higher_prior():
         assert alphazero.best_move(root) == priors.index(0.35)
 
 
+def adam_reference(p, grad, steps, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
+    """Adam as Kingma and Ba write it, with torch's weight decay (L2: weight_decay * p added to the gradient), on one
+    number p whose loss gradient is grad(p). Returns p after each step."""
+    m = v = 0.0
+    out = []
+    for t in range(1, steps + 1):
+        g = grad(p) + weight_decay * p
+        m = betas[0] * m + (1 - betas[0]) * g
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        p -= lr * (m / (1 - betas[0] ** t)) / (math.sqrt(v / (1 - betas[1] ** t)) + eps)
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_fit_takes_adam_steps_with_l2_weight_decay_worked_by_hand(module):
+    # A network whose weights are all 0 except two output biases: every position gives logits = the policy bias b_p
+    # and v = tanh(b_v), and the hidden units are ReLU(0) = 0, so no weight gets a gradient (nor decay: 0.3 x 0) and
+    # only the biases move. Every example is the same (z = -0.5, pi = (0.5, 0.5, 0, ...)), so any minibatch gives
+    #   d/db_v (z - tanh b_v)^2 = -2 (z - v)(1 - v^2),   d/db_p -pi . log softmax(b_p) = softmax(b_p) - pi.
+    # lr 0.02, weight decay 0.3, 3 steps. Step 1 by hand: Adam's first step is lr times the sign of the gradient
+    # (m^ / sqrt(v^) = g / |g|). b_v = atanh 0.6 = 0.693147: g = 2 x 1.1 x 0.64 + 0.3 x 0.693147 = 1.615944 > 0,
+    # so b_v = 0.673147. b_p[0] = ln 2 (priors 2/10, 1/10 ...): g = 0.2 - 0.5 + 0.3 x 0.693 = -0.0921 < 0, so
+    # b_p[0] = 0.713147; b_p[1] = 0: g = 0.1 - 0.5 = -0.4, so 0.02; b_p[2..8] = 0: g = 0.1, so -0.02. Steps 2 and 3
+    # by adam_reference above (a fit that let gradients pile up between steps, took another number of steps, or
+    # scaled the loss differently would land elsewhere: the decay term does not scale with the loss).
+    # The losses fit returns: the mean over the 3 steps of (z - v)^2 and -pi . log p, each at the step's start.
+    lr, decay, steps = 0.02, 0.3, 3
+    net = zeroed(module.Net("tictactoe", 8))
+    with torch.no_grad():
+        net.policy.bias[0] = math.log(2)
+        net.value.bias[0] = math.atanh(0.6)
+    pi = np.zeros((6, 9), np.float32)
+    pi[:, :2] = 0.5
+    data = [(np.ones((3, 18), np.float32), pi[:3], np.full(3, -0.5, np.float32)),  # two iterations in the window
+            (np.ones((3, 18), np.float32), pi[3:], np.full(3, -0.5, np.float32))]
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=decay)
+    value_loss, policy_loss = module.fit(net, optimizer, data, steps, 4, np.random.default_rng(5))
+
+    tanh = math.tanh
+    b_v = adam_reference(math.atanh(0.6), lambda b: -2 * (-0.5 - tanh(b)) * (1 - tanh(b) ** 2), steps, lr, decay)
+    assert b_v[0] == pytest.approx(0.673147, abs=1e-6)  # the step worked by hand above
+    # The policy bias: its nine numbers are coupled by the softmax, so Adam runs on each with the full gradient.
+    b_p, m, v, seen = np.array([math.log(2)] + [0.0] * 8), np.zeros(9), np.zeros(9), []
+    target = np.array([0.5, 0.5] + [0.0] * 7)
+    for t in range(1, steps + 1):
+        p = np.exp(b_p) / np.exp(b_p).sum()
+        seen.append(-(target * np.log(p)).sum())
+        g = p - target + decay * b_p
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        b_p = b_p - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+        if t == 1:
+            assert b_p == pytest.approx([0.713147, 0.02] + [-0.02] * 7, abs=1e-6)  # by hand above
+    assert net.value.bias.item() == pytest.approx(b_v[-1], abs=1e-5)
+    assert net.policy.bias.detach().numpy() == pytest.approx(b_p, abs=1e-5)
+    assert all(float(p.detach().abs().max()) == 0.0 for name, p in net.named_parameters()
+               if name not in ("policy.bias", "value.bias"))
+    values = [math.atanh(0.6)] + b_v[:-1]  # b_v at each step's start
+    assert value_loss == pytest.approx(np.mean([(-0.5 - tanh(b)) ** 2 for b in values]), abs=1e-5)
+    assert policy_loss == pytest.approx(np.mean(seen), abs=1e-5)
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_train_hands_fit_an_adam_with_the_settings_lr_and_weight_decay(module, monkeypatch):
+    # --lr 0.004 and --weight-decay 0.02 (not the defaults 1e-3 and 1e-4): each of fit's calls gets an Adam with them
+    seen, fit = [], module.fit
+
+    def recording_fit(net, optimizer, *args):
+        seen.append((type(optimizer), optimizer.param_groups[0]["lr"], optimizer.param_groups[0]["weight_decay"]))
+        return fit(net, optimizer, *args)
+    monkeypatch.setattr(module, "fit", recording_fit)
+    cfg = module.settings("tictactoe", iterations=2, games=2, simulations=2, steps=2, hidden=8, lr=0.004,
+                          weight_decay=0.02)
+    module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
+    assert seen == [(torch.optim.Adam, 0.004, 0.02)] * 2
+
+
+@pytest.mark.parametrize("saver", [alphazero, gumbel, alphazero_plus])
+@pytest.mark.parametrize("loader", [alphazero, gumbel, alphazero_plus])
+def test_every_trainers_load_refuses_another_games_checkpoint_naming_both(saver, loader, tmp_path):
+    # A tic-tac-toe network asked for as Connect Four (and the other way), as a Net and as the dict that --resume
+    # reads: ValueError in one line that names the game it holds and the game asked for
+    for held, asked in (("tictactoe", "connect4"), ("connect4", "tictactoe")):
+        path = str(tmp_path / f"{held}.pt")
+        saver.save(saver.Net(held, 8), path)
+        for as_net in (True, False):
+            with pytest.raises(ValueError) as e:
+                loader.load(path, asked, as_net=as_net)
+            assert str(e.value) == f"{path} holds a {held} network, not {asked}"
+        assert loader.load(path, held).game == held  # its own game loads
+
+
+# Each trainer, one setting it has (deleted from the saved settings as a checkpoint from before it would lack it),
+# its plain default (SETTINGS': the behaviour before it existed), and a value other than that. Connect Four's recipe
+# turns the solver on (1), but a checkpoint saved before the solver existed was trained without it (0).
+OLDER = [(alphazero, "tictactoe", "mirror", 0, 1), (alphazero, "tictactoe", "c_puct", 1.25, 2.5),
+         (gumbel, "tictactoe", "considered", 16, 4), (gumbel, "tictactoe", "mirror", 0, 1),
+         (alphazero_plus, "tictactoe", "lr_cycle", 0, 1), (alphazero_plus, "tictactoe", "target", "visits", "improved"),
+         (alphazero_plus, "tictactoe", "window_start", None, 3), (alphazero_plus, "tictactoe", "solver", 0, 2),
+         (alphazero_plus, "connect4", "solver", 0, 1)]
+
+
+@pytest.mark.parametrize("module, game, key, default, other", OLDER)
+def test_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default(module, game, key, default, other,
+                                                                                 tmp_path):
+    # A checkpoint after 1 iteration (2 Adam steps taken), its settings without `key`. resume_from with the settings
+    # at that setting's plain default goes on: it returns 1, and the network and Adam's step count are the saved
+    # ones. Asking for the other value is refused: the checkpoint counts as trained with the plain default.
+    assert module.SETTINGS[key][0] == default
+    cfg = module.settings(game, iterations=3, hidden=8, **{key: default})
+    net = module.Net(game, 8)
+    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    for _ in range(2):
+        optimizer.zero_grad()
+        sum(out.sum() for out in net(torch.ones(2, module.GAMES[game].encoding_size))).backward()
+        optimizer.step()
+    path = str(tmp_path / "old.pt")
+    module.save(net, path, optimizer, 1, {k: v for k, v in cfg.items() if k != key})
+    assert key not in torch.load(path, weights_only=True)["settings"]
+    fresh = module.Net(game, 8)
+    fresh_optimizer = torch.optim.Adam(fresh.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
+    assert module.resume_from(path, game, cfg, fresh, fresh_optimizer) == 1
+    assert all(torch.equal(a, b) for a, b in zip(net.parameters(), fresh.parameters()))
+    assert all(int(st["step"]) == 2 for st in fresh_optimizer.state_dict()["state"].values())
+    with pytest.raises(ValueError) as e:
+        module.resume_from(path, game, dict(cfg, **{key: other}), module.Net(game, 8),
+                           torch.optim.Adam(module.Net(game, 8).parameters()))
+    assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: --resume needs the same settings"
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # gumbel.py: Gumbel search with sequential halving
 
@@ -1391,6 +1551,21 @@ def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visit
     target = gumbel.improved_policy(root)
     expected = [0.8762, 1.9387, 0.3, 50.084, 1.3143]
     assert all(abs(target[m] - e / sum(expected)) < 2e-4 for m, e in enumerate(expected))
+
+
+def test_a_resumed_training_goes_on_from_a_checkpoint_without_a_setting(tmp_path):
+    # The same through train and its Run, for gumbel.py (test_all.py does it for alphazero.py): a checkpoint of one
+    # iteration whose settings lack `considered` trains its second iteration and logs it
+    path = str(tmp_path / "g.pt")
+    cfg = gumbel.settings("tictactoe", games=2, simulations=2, steps=2, hidden=8)
+    gumbel.train("tictactoe", dict(cfg, iterations=1), 0, gumbel.Run(1, out=path, log=lambda line: None))
+    ckpt = torch.load(path, weights_only=True)
+    del ckpt["settings"]["considered"]
+    torch.save(ckpt, path)
+    lines = []
+    gumbel.train("tictactoe", dict(cfg, iterations=2), 0, gumbel.Run(1, out=path, resume=True, log=lines.append))
+    assert len(lines) == 1 and lines[0].startswith("iteration   2/2")
+    assert torch.load(path, weights_only=True)["iterations_done"] == 2
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -2001,6 +2176,87 @@ def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_leg
     assert {(7, True), (2, False)} == set(searches)
 
 
+# X to move, 40 stones; the top cells of columns 2 and 5 empty (built by no-four random play, checked by hand):
+#   O . O X . X O          O in column 2 (row 6) would make four on the diagonal down to the right:
+#   O O O X O X X          column 2 row 6, 3 row 5, 4 row 4, 5 row 3 are all O. So:
+#   X X X O X X O          X in column 5: O replies in column 2 and wins (the only reply);
+#   O O X X O O X          X in column 2 (the block): O's only reply, column 5, fills the board, and makes no
+#   X O O X O X X            four (row 6: O X O X O X O; its diagonals hold an X next to it): a draw.
+#   O O O X O X X          Neither X move makes a four for X.  Exact value for X: a draw, by blocking in column 2.
+DRAW_BY_BLOCKING = "7175777317611141434234423343666565622255"
+DRAW_BY_BLOCKING_PICTURE = ["O . O X . X O", "O O O X O X X", "X X X O X X O", "O O X X O O X", "X O O X O X X",
+                            "O O O X O X X"]
+
+
+def prior_on(column):
+    """A network that values every position 0 and puts logit 3 on one column (0-based), 0 on the others."""
+    return lambda x: (np.where(np.arange(7) == column, 3.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
+
+
+def test_the_drawn_positions_are_as_drawn():
+    s = connect4(DRAW_BY_BLOCKING)
+    assert picture(s) == DRAW_BY_BLOCKING_PICTURE and s.moves == 40 and s.legal_moves() == [1, 4]
+    o_wins = with_stone(with_stone(DRAW_BY_BLOCKING_PICTURE, 0, 4, "X"), 0, 1, "O")
+    drawn = with_stone(with_stone(DRAW_BY_BLOCKING_PICTURE, 0, 1, "X"), 0, 4, "O")
+    assert has_four_drawn(o_wins, "O") and not has_four_drawn(o_wins, "X")
+    assert not has_four_drawn(drawn, "O") and not has_four_drawn(drawn, "X")
+    assert picture(connect4(DRAW_BY_BLOCKING + "2")) == [row if i else "O X O X . X O" for i, row in
+                                                          enumerate(DRAW_BY_BLOCKING_PICTURE)]
+
+
+@pytest.mark.parametrize("solver", [0, 1, 2])
+def test_each_solver_level_at_the_expansion_of_a_position_heading_to_a_draw(solver):
+    # With no simulation, only the root's expansion. Column 5 (index 4) lets O win at once; column 2 (index 1) leads
+    # to O's one reply, which draws.
+    #   --solver 0: nothing is proven.
+    #   --solver 1: a move is exact only if it ends the game; neither X move does: nothing proven.
+    #   --solver 2: column 5 is lost (-1: O's reply wins); column 2 is not (O's only reply ends the game, but in a
+    #               draw, which is not a win for O): open. One child open and none a win for O: the root is open.
+    root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 0, solver=solver)[0]
+    assert {ch.move: ch.proven for ch in root.children} == {1: None, 4: -1 if solver == 2 else None}
+    assert root.proven is None and root.n == 1
+
+
+@pytest.mark.parametrize("solver", [1, 2])
+def test_a_child_proven_a_draw_leaves_its_parent_open_until_every_child_is_proven(solver):
+    # The network prefers column 2 (index 1: prior e^3 / (1 + e^3) = 0.95). Simulation 1 goes there; its expansion
+    # sees O's one reply fill the board without a four: that reply is exact, 0 (a draw is not a win for O), and
+    # column 2 is proven 0 for X (minus the best of its one child). The root is then:
+    #   --solver 1: open, since column 5 is still unknown (a draw child never proves its parent while a sibling is
+    #               open: only a win does);
+    #   --solver 2: proven 0, since column 5 is already -1 at the expansion: minus the best of (-1, 0) = 0 for O,
+    #               who moved into the root: a draw, neither a win nor a loss.
+    root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 1, solver=solver)[0]
+    children = {ch.move: ch for ch in root.children}
+    assert children[1].proven == 0 and children[1].n == 1
+    assert children[1].children[0].proven == 0 and children[1].children[0].move == 4
+    assert root.proven == (None if solver == 1 else 0)
+    # Enough simulations for --solver 1 to look below column 5 too: O's winning reply is exact (1 for O), so
+    # column 5 is -1 for X, and the root is proven a draw (0) at both levels; best_move blocks in column 2.
+    root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 60, solver=solver)[0]
+    children = {ch.move: ch.proven for ch in root.children}
+    assert children == {1: 0, 4: -1} and root.proven == 0 and root.q() == 0
+    assert alphazero_plus.best_move(root) == 1
+
+
+def test_the_solver_proves_a_forced_draw_as_a_draw_and_solver_0_proves_nothing():
+    # After X blocks in column 2, O has one move, column 5, which fills the board: a draw. --solver 1 at the root's
+    # expansion: that child is exact, 0 (not 1: a move that draws is not a win), and so is the root (minus the best
+    # of its only child: 0 for X, who moved into it), its value 0 after any number of simulations. --solver 0: no
+    # proof, the child is an ordinary visited node and the root open.
+    s = connect4(DRAW_BY_BLOCKING + "2")
+    for solver in (1, 2):
+        root = alphazero_plus.search([s], prior_on(4), 10, solver=solver)[0]
+        assert [ch.proven for ch in root.children] == [0] and root.proven == 0 and root.q() == 0 and root.n == 1
+    root = alphazero_plus.search([s], prior_on(4), 10, solver=0)[0]
+    assert [ch.proven for ch in root.children] == [None] and root.proven is None and root.n == 11
+    # the exact draw is also what the back-up adds: the 10 visits of the child add 0 each (the game's end is 0 for
+    # O, who moves into it); the root's W is the network's 0 at its expansion
+    assert root.children[0].w == 0 and root.children[0].n == 10
+    root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 60, solver=0)[0]
+    assert all(ch.proven is None for ch in root.children) and root.proven is None and root.n == 61
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # evaluate.py: opponents, the perfect tic-tac-toe player, matches, the documents' tables and figures
 
@@ -2183,6 +2439,187 @@ def test_the_article_figures_hold_the_searches_numbers():
     left, right = figures["article_2_figure_2_puct"].axes
     crack = left.lines[1]  # the crack's point on its curve: 1.5 x 0.25 x sqrt(40) / 12 = 0.198
     assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
+
+
+# O to move, 39 stones; columns 1 (two cells) and 7 (its top cell) empty:
+#   . X X O O X .        No four to make for O at once (column 1 row 5: an X to its right, above and below;
+#   . X O O X O X          column 7 row 6: an X to its left and below it), none for X to block (column 1 row 5:
+#   X O X O X X O          two X below it, then an O: three; column 7 row 6: two at most).
+#   X O X X O X O        Rule 3: O in column 1 puts the cell above it (column 1 row 6) in X's reach, and X there
+#   O X O O O X X          makes four down to the right (row 6 col 1, row 5 col 2, row 4 col 3, row 3 col 4).
+#   X O O X X O O        O in column 7 leaves X only column 1 (row 5: three in its column, no four), then O fills
+#   1 2 3 4 5 6 7          column 1's top (row 6: O X X O, no four): the board full, a draw.
+# So the tactical player must play column 7 every time; without rule 3, the weights (1 and 1) would pick column 1
+# half the time (all of 20 seeds choosing column 7 by chance: 2^-20).
+THIRD_RULE = "122346576563644552566532712414241737733"
+THIRD_RULE_PICTURE = [". X X O O X .", ". X O O X O X", "X O X O X X O", "X O X X O X O", "O X O O O X X",
+                      "X O O X X O O"]
+
+
+def test_the_tactical_player_avoids_a_move_that_lets_the_opponent_win_on_a_board_heading_to_a_draw():
+    s = connect4(THIRD_RULE)
+    assert picture(s) == THIRD_RULE_PICTURE and s.moves == 39 and s.legal_moves() == [0, 6]
+    for mark in "XO":  # rules 1 and 2 have nothing to do: no stone in a playable cell makes four (geometry)
+        for row, column in ((1, 0), (0, 6)):
+            assert not has_four_drawn(with_stone(THIRD_RULE_PICTURE, row, column, mark), mark)
+    assert has_four_drawn(with_stone(with_stone(THIRD_RULE_PICTURE, 1, 0, "O"), 0, 0, "X"), "X")  # rule 3's trap
+    assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {6}
+    # played out by the tactical player on both sides from here: O column 7, X column 1, O column 1: a draw
+    game = s.copy()
+    rng = np.random.default_rng(3)
+    while not game.is_over():
+        game.play(evaluate.tactical_player([game], [rng])[0])
+    assert game.moves == 42 and game.result() == 0.5
+    final = picture(game)
+    assert not has_four_drawn(final, "X") and not has_four_drawn(final, "O")
+
+
+# Every game drawn: each game starts where any way to finish it is a draw, so whoever plays, every report should
+# count draws, scoring 1/2 each, not a win or a loss.
+#   Connect Four, X to move, 40 stones; the tops of columns 2 and 7 empty:
+#   X . O O X O .        X or O in column 2 (row 6): row 6 holds X O O / O O X around it, column 2 has X below,
+#   O X O X X X O        its diagonals: O below left and O O X below right: three O at most (O in column 2, then
+#   X O X O O X X        columns 3 and 4 below it, then an X in column 5). In column 7 (row 6): to its left O
+#   X O X O X X O        then X, below it O then X, down to the left X then O: two at most. No four: a draw.
+#   X O X X O O O      Tic-tac-toe, X to move, 8 stones:  O X O / O X . / X O X: X fills the last cell, a draw
+#   O X O O X O X      (row 2 O X X, column 3 O X X, no three).
+ANY_FILL_DRAWS = "2113321634124455544631157257536764637627"
+ANY_FILL_DRAWS_PICTURE = ["X . O O X O .", "O X O X X X O", "X O X O O X X", "X O X O X X O", "X O X X O O O",
+                          "O X O O X O X"]
+TTT_LAST_CELL_DRAWS = (4, 0, 8, 2, 1, 7, 6, 3)
+
+
+class DrawnConnectFour(games.ConnectFour):
+    """A Connect Four game that starts from ANY_FILL_DRAWS."""
+
+    def __init__(self):
+        super().__init__()
+        for c in ANY_FILL_DRAWS:
+            self.play(int(c) - 1)
+
+
+class DrawnTicTacToe(games.TicTacToe):
+    def __init__(self):
+        super().__init__()
+        for cell in TTT_LAST_CELL_DRAWS:
+            self.play(cell)
+
+
+def test_the_drawn_starts_are_draws_whatever_is_played():
+    s = DrawnConnectFour()
+    assert picture(s) == ANY_FILL_DRAWS_PICTURE and s.moves == 40 and s.legal_moves() == [1, 6]
+    for first, second in ((1, 6), (6, 1)):
+        end = s.copy()
+        end.play(first)
+        end.play(second)
+        assert end.is_over() and end.result() == 0.5
+        assert not has_four_drawn(picture(end), "X") and not has_four_drawn(picture(end), "O")
+    t = DrawnTicTacToe()
+    assert t.legal_moves() == [5]
+    t.play(5)
+    assert t.is_over() and t.result() == 0.5
+
+
+def drawn_starts(monkeypatch):
+    """Every match's games start from the drawn positions (play_match makes its games from alphazero.GAMES)."""
+    monkeypatch.setitem(alphazero.GAMES, "connect4", DrawnConnectFour)
+    monkeypatch.setitem(alphazero.GAMES, "tictactoe", DrawnTicTacToe)
+
+
+def tiny(module, game):
+    torch.manual_seed(0)
+    return module.NumpyNet(module.Net(game, 8))
+
+
+def quick_args(**kwargs):
+    return argparse.Namespace(**dict(dict(quick=True, seed=0, workers=1), **kwargs))
+
+
+def test_a_match_of_draws_scores_one_half_a_game_and_the_rows_count_no_loss(monkeypatch):
+    # Connect Four from a 2-move opening (both fill moves: a draw) and tic-tac-toe from the empty board (opening
+    # 0: the last cell), every pair of players: each game's score 1/2 for the agent, with either colour
+    drawn_starts(monkeypatch)
+    for game, opening, opponent in (("connect4", 2, evaluate.tactical_player), ("connect4", 0, evaluate.random_player),
+                                    ("tictactoe", 0, evaluate.perfect_player)):
+        scores = evaluate.Match(game, evaluate.Agent(tiny(alphazero, game), 3), opponent, 6, 2, opening).run(range(6))
+        assert scores == [0.5] * 6
+    r = evaluate.run_jobs(evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0), 1)
+    row = evaluate.tictactoe_row(r)
+    assert row.policy_losses == 0 and row.search_losses == 0  # a draw is no loss
+    assert r["policy_games"] == [0.5] * 6 and r["search_games"] == [0.5] * 6
+
+
+def test_evaluate_checkpoint_reports_draws_as_one_half(monkeypatch, tmp_path, capsys):
+    # --checkpoint on a Connect Four and a tic-tac-toe network: every match score 0.5, no loss counted
+    drawn_starts(monkeypatch)
+    for game in ("connect4", "tictactoe"):
+        path = str(tmp_path / f"{game}.pt")
+        alphazero.save(alphazero.Net(game, 8), path)
+        if game == "connect4":
+            monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
+            ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
+            assert ours == {"policy_v_tactical": 0.5, "search_v_random": 0.5, "search_v_tactical": 0.5,
+                            "search_v_uct": 0.5}
+        else:
+            ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
+            assert ours["policy_losses"] == 0 and ours["search_losses"] == 0
+
+
+def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys):
+    # Part 2's rows (Connect4Row), its more-search table and Part 3b's Gumbel scores, with the training replaced by
+    # two untrained networks: every game a draw, every score 0.5
+    drawn_starts(monkeypatch)
+    nets = {0: tiny(alphazero, "connect4"), 10: tiny(alphazero, "connect4")}
+    cfg = alphazero.settings("connect4", simulations=3)
+    monkeypatch.setattr(evaluate, "part_2_training", lambda q, seed, workers: (cfg, nets, {"self-play": 1.0,
+                                                                                             "training": 1.0},
+                                                                                {0: 0.0, 10: 1.0}, 2.0))
+    monkeypatch.setattr(evaluate, "part_2_trained", lambda q, seed, workers: True)
+    monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
+    r = evaluate.part_2(quick_args())
+    assert all(row == evaluate.Connect4Row(0.5, 0.5, 0.5, 0.5) for row in r["ours"].values())
+    assert r["more_search"] == {0: 0.5, 10: 0.5}
+    assert evaluate.part_3b(quick_args())["ours"] == {2: 0.5, 4: 0.5}
+
+
+class Searched(Exception):
+    pass
+
+
+def record_search(monkeypatch, seen):
+    """alphazero_plus.search, replaced: note the solver it is given (None: not given), then stop the measure."""
+    def search(*args, **kwargs):
+        seen.append(kwargs.get("solver"))
+        raise Searched
+    monkeypatch.setattr(alphazero_plus, "search", search)
+
+
+@pytest.mark.parametrize("solver", [0, 1, 2])
+def test_search_options_and_load_any_give_the_solver_a_checkpoint_records(solver, tmp_path):
+    cfg = alphazero_plus.settings("connect4", solver=solver)
+    path = str(tmp_path / "p.pt")
+    alphazero_plus.save(alphazero_plus.Net("connect4", 8), path, cfg=cfg)
+    expected = {"solver": solver} if solver else {}
+    assert evaluate.search_options(cfg) == expected
+    net, algorithm, options = evaluate.load_any(path)
+    assert algorithm == "alphazero_plus" and options == expected and net.game == "connect4"
+    # a network from alphazero.py records no solver (training settings without it, or none at all): none
+    alphazero.save(alphazero.Net("connect4", 8), path)
+    assert evaluate.load_any(path)[1:] == ("alphazero", {})
+
+
+@pytest.mark.parametrize("game, solver", [("connect4", 2), ("connect4", 1), ("tictactoe", 1), ("connect4", 0)])
+def test_evaluate_checkpoint_searches_with_the_solver_its_settings_record(game, solver, monkeypatch, tmp_path,
+                                                                         capsys):
+    # The first search of the measure (after the raw policy's games) is alphazero_plus's, with solver=N as saved;
+    # a checkpoint trained with --solver 0 searches with no solver option at all
+    path = str(tmp_path / "p.pt")
+    alphazero_plus.save(alphazero_plus.Net(game, 8), path, cfg=alphazero_plus.settings(game, solver=solver))
+    seen = []
+    record_search(monkeypatch, seen)
+    with pytest.raises(Searched):
+        evaluate.measure_checkpoint(quick_args(checkpoint=path))
+    assert seen == [solver or None]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -2453,6 +2890,41 @@ def test_the_benchmark_job_counts_errors_by_set():
         assert rates[name] == round(sum(p.is_error(min(p.values)) for p in chosen) / len(chosen), 4)
 
 
+def test_further_reports_count_draws_as_draws(monkeypatch, capsys):
+    # connect4_report: the matches score 0.5; against the solver player, moving first it won none and drew all,
+    # moving second it lost none, and every game lasted 21 moves a side (the full board). strengths: 0.5 each.
+    drawn_starts(monkeypatch)
+    monkeypatch.setattr(further, "report_sizes", lambda quick: further.ReportSizes(4, 2, 5, 2, 2, 5_000, 5_000))
+    monkeypatch.setattr(further, "read_benchmark", lambda: [])  # the benchmark counts no games
+    monkeypatch.setattr(further, "benchmark_jobs", lambda *args: {})
+    monkeypatch.setattr(further, "benchmark_table", lambda *args: None)
+    ours = further.connect4_report(tiny(alphazero_plus, "connect4"), "drawn", 3, quick_args(), "alphazero_plus")
+    assert ours["policy v tactical"] == ours["search 20 v tactical"] == ours["search 20 v UCT-5"] == 0.5
+    assert ours["v_solver"] == {"first_wins": 0, "first_draws": 2, "second_moves": 21.0, "second_not_lost": 2,
+                                "games_each": 2, "stand_in_up_to": ours["v_solver"]["stand_in_up_to"]}
+    out = capsys.readouterr().out
+    assert "won 0 of 2 (drew 2)" in out and "lost 0 of 2" in out
+    monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
+    jobs = further.strength_jobs(tiny(alphazero, "connect4"), 3, quick_args(), "t:")
+    row = further.strengths(evaluate.run_jobs(jobs, 1), "t:")
+    assert {k: v for k, v in row.items() if not k.endswith("truth")} == {
+        "policy_v_tactical": 0.5, "search_v_tactical": 0.5, "search_v_uct": 0.5}
+    # losses split by the perfect player's opening (tic-tac-toe): six drawn games are no loss at all
+    assert further.losses_by_opening([0.5] * 6, 0) == {"agent first": 0, "centre": 0, "corner": 0, "edge": 0}
+
+
+@pytest.mark.parametrize("solver", [2, 1, 0])
+def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver, monkeypatch, tmp_path, capsys):
+    # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player)
+    path = str(tmp_path / "p.pt")
+    alphazero_plus.save(alphazero_plus.Net("connect4", 8), path, cfg=alphazero_plus.settings("connect4", solver=solver))
+    seen = []
+    record_search(monkeypatch, seen)
+    with pytest.raises(Searched):
+        further.measure_checkpoint(quick_args(checkpoint=path))
+    assert seen == [solver or None]
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # The command lines, as a user runs them: bad input, outputs, paths, signals, flags
 
@@ -2588,6 +3060,40 @@ def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
     assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
 
 
+def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypatch):
+    # The other side of each idle rule: --alpha with some noise, --fast-simulations with a playout cap, random
+    # openings of up to 3 moves with a share of them
+    for script, argv in (("alphazero.py", ["--alpha", "0.3", "--noise", "0.1"]),
+                         ("alphazero_plus.py", ["--fast-simulations", "4", "--full-fraction", "0.5"]),
+                         ("alphazero_plus.py", ["--game", "tictactoe", "--opening-moves", "3"])):  # (its 0.25)
+        module = {"alphazero.py": alphazero, "alphazero_plus.py": alphazero_plus}[script]
+        monkeypatch.setattr(sys, "argv", [script, *argv])
+        idle = {"alpha": ("noise", 0)} if module is alphazero else {"alpha": ("noise", 0), "fast_simulations": (
+            "full_fraction", 1), "opening_moves": ("random_openings", 0)}
+        args = games.command_line("", module.SETTINGS, module.GAME_SETTINGS, module.GAMES, "GAME.pt", set(), idle)
+        assert all(getattr(args, a.lstrip("-").replace("-", "_")) is not None for a in argv if a.startswith("--"))
+
+
+def test_a_checkpoint_of_a_game_the_bench_does_not_know_and_a_warning_file_are_one_line(tmp_path):
+    # evaluate.py and further.py take no --game: a checkpoint of a game of one's own is named as such; a file that
+    # makes torch warn before it refuses it is the one line, the warning not shown
+    import warnings
+    path = tmp_path / "nim.pt"
+    torch.save({"game": "nim_game:Nim", "hidden": 8, "state_dict": {}}, path)
+    for script in ("evaluate.py", "further.py"):
+        assert exit_message(script, "--checkpoint", str(path)) == f"{script}: error: {path} holds a nim_game:Nim " \
+            f"network, a game that only a trainer's --game nim_game:Nim knows"
+
+    def warns(path):
+        warnings.warn("a warning before the refusal")
+        raise RuntimeError("refused")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(games.NotACheckpoint, match="nim.pt is not a checkpoint: torch cannot read it"):
+            games.read_checkpoint(str(path), warns)
+    assert seen == []
+
+
 def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_path):
     path = str(tmp_path / "t.pt")
     cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=4, steps=2)
@@ -2609,7 +3115,16 @@ def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_p
     (["alphazero.py", "--out", "/nonexistent/folder/x.pt"], "cannot write the checkpoint /nonexistent/folder/x.pt: "
                                                              "No such file or directory"),
     (["evaluate.py", "--json", "/nonexistent/folder/r.json"], "cannot write /nonexistent/folder/r.json: No such file "
-                                                               "or directory")])
+                                                               "or directory"),
+    (["evaluate.py", "--checkpoint", "x.pt", "--plots", "f"], "--plots draws the parts' tables; evaluate.py draws no "
+                                                              "figure of a --checkpoint"),
+    (["alphazero.py", "--alpha", "0.3", "--noise", "0"], "--alpha does nothing with --noise 0: drop one"),
+    (["alphazero_plus.py", "--fast-simulations", "4"], "--fast-simulations does nothing with --full-fraction 1 (the "
+                                                       "default): drop one"),
+    (["alphazero_plus.py", "--game", "tictactoe", "--opening-moves", "3", "--random-openings", "0"],
+     "--opening-moves does nothing with --random-openings 0: drop one"),
+    (["alphazero_plus.py", "--game", "connect4", "--alpha", "0.3", "--noise", "0.0"], "--alpha does nothing with "
+                                                                                     "--noise 0: drop one")])
 def test_flags_that_do_nothing_and_paths_that_cannot_be_written_are_refused_first(argv, message):
     assert exit_message(*argv) == f"{argv[0]}: error: {message}"
 
