@@ -624,8 +624,7 @@ def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, so
         root = search([state], net, n_simulations, c_puct, roots=[root], solver=solver)[0]
         chosen = next(ch for ch in root.children if ch.move == best_move(root))
         kept[0] = chosen if reuse_tree else None
-        value = chosen.q() if chosen.n or chosen.proven is not None else -root.w / root.n  # the proof's, if any;
-        # else the visits' mean (no search: the network's value)
+        value = chosen.q() if chosen.n or chosen.proven is not None else -root.w / root.n  # exact once proven
         return games.show_search(state, root, n_simulations, chosen.move, value, before, lambda ch: ch.proven)
     games.play_in_terminal(GAMES[net.game](), agent, human_first)
 

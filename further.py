@@ -954,8 +954,14 @@ def add_arguments(parser):
 
 
 def check(args):
-    """Before any work: the positions file is readable and of the right shape."""
+    """Before any work: the positions file is readable and of the right shape, and where --part recipe saves its
+    network holds nothing, or a checkpoint of these scripts (see games.holds)."""
     read_positions(args.c4_positions)
+    held = games.holds(recipe_path(args), lambda path: alphazero_plus.load(path, as_net=False))
+    if args.part in (None, "all", "recipe") and not args.checkpoint and held not in ("nothing", "a checkpoint of "
+                                                                                      "these scripts"):
+        raise ValueError(f"{recipe_path(args)}, where --part recipe saves its network, holds {held}: choose another "
+                         f"--json (the network is saved beside it)")
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
