@@ -381,7 +381,7 @@ class Run(games.Run):
 
 def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False):
     """A human against the agent in the terminal; with reuse_tree the last search's subtree goes on growing."""
-    kept = [None]  # the agent's last move's node
+    kept = [None]  # the agent's last move's node (with reuse_tree)
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
         before = root.n if root else 0  # the visits the kept subtree brings, counted before the search adds more

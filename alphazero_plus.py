@@ -546,7 +546,8 @@ def check_game(game, cfg):
     for wrong, words in ((cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"], "--lr-final is where the step "
                           f"size falls to from --lr: at most {cfg['lr']}, not {cfg['lr_final']}"),
                          (cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"], "--fast-"
-                          f"simulations (the cheap searches, {cfg['fast_simulations']} unless given) must be at most "
+                          f"simulations, the cheap searches ({cfg['fast_simulations']}" + ", its default" * (cfg[
+                              "fast_simulations"] == SETTINGS["fast_simulations"][0]) + "), must be at most "
                           f"--simulations {cfg['simulations']}"),
                          (cfg["window_start"] is not None and cfg["window_start"] > cfg["window"], "--window-start is "
                           f"where a growing window starts: at most --window {cfg['window']}")):
@@ -617,7 +618,7 @@ class Run(games.Run):
 
 def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
     """A human against the agent in the terminal; with reuse_tree the last search's subtree goes on growing."""
-    kept = [None]  # the agent's last move's node
+    kept = [None]  # the agent's last move's node (with reuse_tree)
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
         before = root.n if root else 0  # the visits the kept subtree brings, counted before the search adds more

@@ -18,6 +18,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
 import argparse
 import dataclasses
 import functools
+import io
 import importlib
 import json
 import math
@@ -869,11 +870,12 @@ def read_run(path):
 
 
 def save_figures(figures, folder):
-    """Write each figure to folder/NAME.png and close it; return the paths."""
+    """Write each figure to folder/NAME.png (games.write_atomic) and close it; return the paths."""
     plt, paths = pyplot(), []
     for name, fig in figures.items():
         paths.append(os.path.join(folder, f"{name}.png"))
-        fig.savefig(paths[-1], dpi=90, bbox_inches="tight")
+        fig.savefig(png := io.BytesIO(), dpi=90, bbox_inches="tight")
+        games.write_atomic(paths[-1], png.getvalue())
         plt.close(fig)
     return paths
 
@@ -966,13 +968,9 @@ def write_json(path, results):
 
 
 def writable(path):
-    """Refuse, before any work, a path that cannot be written (empty, a folder, or where no file can be created) or
-    that holds a file of another kind than the JSON these scripts write (games.holds)."""
+    """Refuse, before any work, a path that cannot be written: empty, a folder, or where no file can be created."""
     if not path or os.path.isdir(path):
         raise ValueError(f"cannot write {path!r}: {'a folder' if path else 'an empty path'}")
-    held = games.holds(path, lambda path: alphazero.load(path, as_net=False))
-    if held not in ("nothing", "JSON these scripts wrote"):
-        raise ValueError(f"{path} holds {held}, not JSON these scripts wrote: choose another --json")
     try:
         with open(f"{path}.{os.getpid()}.tmp", "w"):
             pass
@@ -1061,11 +1059,13 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             writable(os.path.join(folder, "figure.png"))
         if args.plot_run:
             name = "runs_" + "_".join(os.path.splitext(os.path.basename(p))[0] for p in args.plot_run) + ".png"
-            figure = plot_runs(args.plot_run)
-            figure.savefig(os.path.join(folder, name), dpi=90, bbox_inches="tight")
+            save_figures({os.path.splitext(name)[0]: plot_runs(args.plot_run)}, folder)
             print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}")
             sys.exit(0)
         writable(args.json)
+        held = games.holds(args.json, lambda path: alphazero.load(path, as_net=False))
+        if held not in ("nothing", "JSON these scripts wrote"):  # only its own kind is replaced
+            raise ValueError(f"{args.json} holds {held}, not JSON these scripts wrote: choose another --json")
         if args.checkpoint is not None:
             alphazero.load(args.checkpoint, as_net=False)
         if check:
@@ -1089,8 +1089,9 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         for i, part in enumerate(PLAN["parts"]):
             PLAN.update(current=i, since=time.time())
             results[part] = parts[part][1](args)
-            seconds[part] = results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
+            results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
             write_json(args.json, results)
+            seconds[part] = results[part]["seconds"]  # (a part counts as finished once it is in the JSON)
         if PLAN["parts"]:
             summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
             if after:

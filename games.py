@@ -615,8 +615,8 @@ WORDS = {1: "win", 0: "draw", -1: "loss"}  # a proven value, in words
 
 
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
-    """Print what the agent's search saw (the prior, visits and value of every legal move, most visited first, with
-    a bar) and return its move. kept: the visits a subtree kept from the last search brought; proven(child): the
+    """Print what the agent's search saw (the prior, visits and value of every legal move, with a bar: the move
+    played first, then the most visited; the played and the proven ones marked) and return its move. kept: the visits a subtree kept from the last search brought; proven(child): the
     exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
     print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visits it kept" if kept else "") +
            ":") if n_simulations else "the raw policy (no search):")
@@ -671,7 +671,11 @@ def shielded():
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-class WorkerDied(ValueError):
+class Fault(ValueError):
+    """What the system did to a run, in words: a worker that died, a file it could not write (see write_atomic)."""
+
+
+class WorkerDied(Fault):
     """A worker process ended during the run: killed (the out-of-memory killer sends SIGKILL) or crashed."""
 
 
@@ -873,15 +877,14 @@ class Run:
             self.line.clear()
             self.workers.close()
             release(self.out)
-        stopped = isinstance(error, (Stopped, BrokenPipeError))
-        if not self.out or not (stopped or isinstance(error, ValueError) and hasattr(self, "it")):  # (it: begun)
+        if not self.out or not isinstance(error, (Stopped, BrokenPipeError, Fault)):
             return
         try:  # what the checkpoint holds, and how to go on: the end of the line that ends the run
             saved = self.load(self.out, as_net=False).get("iterations_done") or 0 if os.path.exists(self.out) else 0
         except ValueError:
             saved = 0
         held = f"{self.out} holds iteration {saved}: add --resume to go on" if saved else "nothing saved"
-        if isinstance(error, ValueError):  # a worker that died, the system's refusal to save (say, a full disk)
+        if isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
             raise type(error)(f"{error}; {held}") from None
         error.note = f"interrupted at iteration {saved + 1}; {held}"
 
@@ -908,10 +911,10 @@ def claim(path, fresh, read):
     if holds(csv) not in ("nothing", "a training's CSV"):
         raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
                          f"another --out")
-    if fresh and os.path.exists(path):
+    if fresh and holds(path, read) != "nothing":
         raise ValueError(f"{path} holds a training already: add --resume to go on with it, choose another --out, "
                          f"or add --replace to start afresh over it")
-    if fresh and os.path.exists(csv):
+    if fresh and holds(csv) != "nothing":
         raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
                          f"--out, or add --replace to start afresh over it")
     try:
@@ -926,8 +929,8 @@ RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n" 
 
 def holds(path, read=None):
     """What the file at path holds, in a few words (for a refusal to write over it): nothing (no file, or an empty
-    one), a checkpoint of these scripts (read, a trainer's load, accepts it), a training's CSV, JSON these scripts
-    wrote (with WRITTEN_BY), or other JSON, text or data."""
+    one), a checkpoint of these scripts (read, a trainer's load, finds its game, size and weights), a training's
+    CSV, JSON these scripts wrote (with WRITTEN_BY), or other JSON, text or data."""
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16)
@@ -943,7 +946,7 @@ def holds(path, read=None):
         except NotACheckpoint:
             return "a torch or zip file"
         except ValueError:
-            pass  # another game's network, or another trainer's: a checkpoint of these scripts all the same
+            pass  # a network of a game this process does not know: a checkpoint of these scripts all the same
         return "a checkpoint of these scripts"
     if head.startswith(RUN_CSV.encode()):
         return "a training's CSV"
@@ -968,7 +971,7 @@ def release(path):  # the end of claim(path): its lock removed (None: no path wa
 def write_atomic(path, data):
     """Write data (bytes or text) to path whole or not at all: a temporary file of this process's beside it, then a
     rename; no stop signal interrupts it. An error of the system's (no space, no permission, a read-only file
-    system, a folder gone) is a ValueError in words, the temporary file removed and what path held intact."""
+    system, a folder gone) is a Fault in words, the temporary file removed and what path held intact."""
     tmp = f"{path}.{os.getpid()}.tmp"
     with shielded():
         try:
@@ -978,7 +981,7 @@ def write_atomic(path, data):
         except OSError as e:
             with contextlib.suppress(OSError):
                 os.remove(tmp)
-            raise ValueError(f"cannot write {path}: {e.strerror or e}") from None
+            raise Fault(f"cannot write {path}: {e.strerror or e}") from None
 
 
 def add_row(path, header, row, anew=False):

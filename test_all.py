@@ -873,20 +873,23 @@ def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch)
     assert all(torch.equal(seen[0][k][m], saved[k][m]) for k in saved for m in ("exp_avg", "exp_avg_sq"))
 
 
-def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default(tmp_path):
-    # A checkpoint whose settings lack reuse_tree (saved before that setting existed) resumes with its default, 0;
-    # and one that has done every iteration asked says so instead of training nothing
+@pytest.mark.parametrize("module, key", [(alphazero, "reuse_tree"), (gumbel, "considered"),
+                                         (alphazero_plus, "lr_cycle")])
+def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default(module, key, tmp_path):
+    # A checkpoint whose settings lack one (saved before that setting existed) resumes with its default, through
+    # train and its Run; and one that has done every iteration asked says so instead of training nothing
     path = str(tmp_path / "o.pt")
-    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=2)
-    alphazero.train("tictactoe", dict(cfg, iterations=1), 0, alphazero.Run(1, out=path, log=lambda line: None))
+    cfg = module.settings("tictactoe", games=4, simulations=4, steps=2, hidden=8)
+    module.train("tictactoe", dict(cfg, iterations=1), 0, module.Run(1, out=path, log=lambda line: None))
     ckpt = torch.load(path, weights_only=True)
-    del ckpt["settings"]["reuse_tree"]
+    del ckpt["settings"][key]
     torch.save(ckpt, path)
     lines = []
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
+    module.train("tictactoe", dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True, log=lines.append))
     assert len(lines) == 1 and lines[0].startswith("iteration   2/2")
+    assert torch.load(path, weights_only=True)["iterations_done"] == 2
     with pytest.raises(ValueError, match=r"has 2 iterations done, all that --iterations asks: ask for more to go on"):
-        alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, resume=True))
+        module.train("tictactoe", dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True))
 
 
 def test_a_few_iterations_of_training_beat_the_untrained_policy():
@@ -1145,6 +1148,22 @@ def test_the_value_target_is_the_outcome_for_the_player_to_move():
         assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
 
 
+def biased_net(module):
+    """Every weight 0 but the output biases, ln 2 on move 0's logit and atanh 0.6 on the value: the same output for
+    every position, priors 2 / 10 on move 0 and 1 / 10 on each other, v = 0.6."""
+    net = zeroed(module.Net("tictactoe", 8))
+    with torch.no_grad():
+        net.policy.bias[0] = math.log(2)
+        net.value.bias[0] = math.atanh(0.6)
+    return net
+
+
+def same_examples(n):  # n tic-tac-toe examples alike: x all ones, pi (0.5, 0.5, 0, ...), z = -0.5
+    pi = np.zeros((n, 9), np.float32)
+    pi[:, :2] = 0.5
+    return np.ones((n, 18), np.float32), pi, np.full(n, -0.5, np.float32)
+
+
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
 def test_the_losses_of_a_batch_by_hand(module):
     # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
@@ -1152,13 +1171,8 @@ def test_the_losses_of_a_batch_by_hand(module):
     # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560
     # (a softmax over the batch instead of the moves would give each row's 0.5 its own batch-wide share).
     # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
-    net = zeroed(module.Net("tictactoe", 8))
-    with torch.no_grad():
-        net.policy.bias[0] = math.log(2)
-        net.value.bias[0] = math.atanh(0.6)
-    pi = np.zeros((5, 9), np.float32)
-    pi[:, :2] = 0.5
-    data = [(np.ones((5, 18), np.float32), pi, np.full(5, -0.5, np.float32))]
+    net = biased_net(module)
+    data = [same_examples(5)]
     optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
     value_loss, policy_loss = module.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
     assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
@@ -1314,14 +1328,8 @@ def test_fit_takes_adam_steps_with_l2_weight_decay_worked_by_hand(module):
     # scaled the loss differently would land elsewhere: the decay term does not scale with the loss).
     # The losses fit returns: the mean over the 3 steps of (z - v)^2 and -pi . log p, each at the step's start.
     lr, decay, steps = 0.02, 0.3, 3
-    net = zeroed(module.Net("tictactoe", 8))
-    with torch.no_grad():
-        net.policy.bias[0] = math.log(2)
-        net.value.bias[0] = math.atanh(0.6)
-    pi = np.zeros((6, 9), np.float32)
-    pi[:, :2] = 0.5
-    data = [(np.ones((3, 18), np.float32), pi[:3], np.full(3, -0.5, np.float32)),  # two iterations in the window
-            (np.ones((3, 18), np.float32), pi[3:], np.full(3, -0.5, np.float32))]
+    net = biased_net(module)
+    data = [same_examples(3), same_examples(3)]  # two iterations in the window
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=decay)
     value_loss, policy_loss = module.fit(net, optimizer, data, steps, 4, np.random.default_rng(5))
 
@@ -1566,21 +1574,6 @@ def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visit
     target = gumbel.improved_policy(root)
     expected = [0.8762, 1.9387, 0.3, 50.084, 1.3143]
     assert all(abs(target[m] - e / sum(expected)) < 2e-4 for m, e in enumerate(expected))
-
-
-def test_a_resumed_training_goes_on_from_a_checkpoint_without_a_setting(tmp_path):
-    # The same through train and its Run, for gumbel.py (test_all.py does it for alphazero.py): a checkpoint of one
-    # iteration whose settings lack `considered` trains its second iteration and logs it
-    path = str(tmp_path / "g.pt")
-    cfg = gumbel.settings("tictactoe", games=2, simulations=2, steps=2, hidden=8)
-    gumbel.train("tictactoe", dict(cfg, iterations=1), 0, gumbel.Run(1, out=path, log=lambda line: None))
-    ckpt = torch.load(path, weights_only=True)
-    del ckpt["settings"]["considered"]
-    torch.save(ckpt, path)
-    lines = []
-    gumbel.train("tictactoe", dict(cfg, iterations=2), 0, gumbel.Run(1, out=path, resume=True, log=lines.append))
-    assert len(lines) == 1 and lines[0].startswith("iteration   2/2")
-    assert torch.load(path, weights_only=True)["iterations_done"] == 2
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1914,8 +1907,8 @@ def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
                         str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final is where the step size " \
                                                    "falls to from --lr: at most 0.001, not 0.5"
     check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
-    with pytest.raises(ValueError, match=r"^--fast-simulations \(the cheap searches, 6 unless given\) must be at "
-                                         r"most --simulations 5$"):
+    with pytest.raises(ValueError, match=r"^--fast-simulations, the cheap searches \(6\), must be at most "
+                                         r"--simulations 5$"):
         check(simulations=5, full_fraction=0.5, fast_simulations=6)
     with pytest.raises(ValueError, match=r"at most 0.003, not 0.0031"):
         check(lr=0.003, lr_final=0.0031)
@@ -3445,6 +3438,24 @@ def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact
     assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add --resume to go on"
     assert torch.load(out, weights_only=True)["iterations_done"] == 1
     assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt"]
+
+
+def test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words(tmp_path, monkeypatch):
+    # Only the system's faults (a worker that died, a write refused) get the checkpoint's word added; an error raised
+    # by the code the run calls (a game of one's own, say) comes out as it was raised, whatever its constructor
+    fits = []
+
+    def fit(*args):  # the first iteration trains; the second raises an error whose constructor takes three
+        fits.append(1)
+        if len(fits) == 2:
+            raise json.JSONDecodeError("not JSON", "{", 1)
+        return 0.0, 0.0
+    monkeypatch.setattr(alphazero, "fit", fit)
+    cfg = alphazero.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1)
+    with pytest.raises(json.JSONDecodeError) as error:
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(tmp_path / "e.pt"), log=lambda line: None))
+    assert str(error.value) == "not JSON: line 1 column 2 (char 1)" and len(fits) == 2
+    assert torch.load(tmp_path / "e.pt", weights_only=True)["iterations_done"] == 1
 
 
 def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
