@@ -691,12 +691,13 @@ def orphaned(parent):  # a worker's watch: once its main process is gone (even k
     os._exit(1)
 
 
-def serve(pipe, start):
-    """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back."""
+def serve(pipe, start, parent):
+    """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back;
+    parent: its main process's id (once it has another parent, that one is gone)."""
     for sig in STOPS:  # the main process handles signals (it kills the workers); SIGTERM to all kills them at once
         signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
-    threading.Thread(target=orphaned, args=(os.getppid(),), daemon=True).start()
+    threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
     start()
     with contextlib.suppress(EOFError, BrokenPipeError):  # the main process is done with it
         while True:
@@ -724,7 +725,7 @@ class Workers:
         try:
             for _ in range(n if n > 1 else 0):
                 here, there = multiprocessing.Pipe()
-                process = multiprocessing.Process(target=serve, args=(there, start), daemon=True)
+                process = multiprocessing.Process(target=serve, args=(there, start, os.getpid()), daemon=True)
                 process.start()
                 there.close()  # the worker's end is the worker's alone: its death reads here as the end of its pipe
                 self.processes.append(process)

@@ -755,9 +755,14 @@ workers.map(busy, [dict(seconds=60)] * 2)
     pids = [int(pid) for pid in main.stdout.readline().split()]
     main.kill()
     main.wait()
-    for pid in pids:  # each exits (then init reaps it): wait for the sign, as long as it takes
-        while not ended(pid):
+    for pid in pids:  # each exits (then init reaps it): wait for the sign; a hang fails instead of stalling the suite
+        for _ in range(12000):
+            if ended(pid):
+                break
             time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            raise AssertionError(f"worker {pid} outlived its main process by 10 minutes")
     assert not (tmp_path / "done").exists()  # (ended before its job did)
 
 
