@@ -1,7 +1,7 @@
 """AlphaZero: puct.py grown into the lab's self-play loop. A policy-value network replaces the stand-in, and the
 search trains the network that guides the search. Each iteration, self_play plays `games` games with the current
 network, both sides searching `simulations` simulations a move; every position becomes an example: the position,
-its share of the search's visits, and the game's outcome for the player who moved there. Then fit takes `steps`
+its share of the search's visits, and the game's outcome for the player to move there. Then fit takes `steps`
 Adam steps on the examples of the last `window` iterations, and the next iteration plays with the new network.
 Read `search` (puct_search on many games at once), `predict`, `self_play`, `fit`, then `train`, the loop that ties
 them together; the plumbing is below the banner.
@@ -20,6 +20,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
 import gc
 import io
 import math
+import sys
 
 import numpy as np
 import torch
@@ -269,7 +270,6 @@ def fit(net, optimizer, data, steps, batch, rng):
     return np.mean(losses, axis=0)
 
 
-
 def settings(game, **overrides):
     """The settings for `game`: SETTINGS' defaults, the game's own (GAME_SETTINGS), then any overrides (None keeps)."""
     cfg = {key: default for key, (default, *_) in SETTINGS.items()}
@@ -281,7 +281,8 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and at 0."""
+    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and, on a
+    fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -409,7 +410,7 @@ def main():
              cfg["reuse_tree"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
-        print(f"\ncheckpoint: {path}\nplay against it: python {ALGORITHM}.py --game {args.game} --play"
+        print(f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
               + (f" --checkpoint {path}" if path != default else ""))
 
 

@@ -29,6 +29,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see 
 import gc
 import io
 import math
+import sys
 
 import numpy as np
 import torch
@@ -495,7 +496,8 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and at 0."""
+    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and, on a
+    fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -649,7 +651,7 @@ def main():
              cfg["reuse_tree"], cfg["solver"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
-        print(f"\ncheckpoint: {path}\nplay against it: python {ALGORITHM}.py --game {args.game} --play"
+        print(f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
               + (f" --checkpoint {path}" if path != default else ""))
 
 

@@ -1104,14 +1104,16 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     except (ValueError, games.Stopped) as e:  # an error in words (1), or Ctrl-C, SIGTERM or SIGHUP (128 + it)
         POOL.close()
         finished = [part for part in results if part in seconds]
-        saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished else "nothing written"
+        saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished and games.holds(
+            args.json) == "JSON these scripts wrote" else "nothing written"  # (a folder gone takes the JSON too)
         if isinstance(e, ValueError):
             sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
-        os.write(2, f"\ninterrupted; {saved}\n".encode())
+        os.write(2, f"{chr(10) * sys.stderr.isatty()}interrupted; {saved}\n".encode())  # (a new line after ^C)
         os._exit(e.status)  # at once: no exit handler waits for anything
     finally:
         POOL.close()
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
+    games.STOPPING.append(0)  # the work is over: a signal while Python exits changes nothing (see games.stop)
 
 
 if __name__ == "__main__":

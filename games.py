@@ -13,6 +13,7 @@ import math
 import multiprocessing
 import multiprocessing.connection
 import os
+import re
 import shutil
 import signal
 import sys
@@ -618,7 +619,8 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
     """Print what the agent's search saw (the prior, visits and value of every legal move, with a bar: the move
     played first, then the most visited; the played and the proven ones marked) and return its move. kept: the visits a subtree kept from the last search brought; proven(child): the
     exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
-    print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visits it kept" if kept else "") +
+    print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visit{'s' * (kept > 1)} it kept"
+                                                                if kept else "") +
            ":") if n_simulations else "the raw policy (no search):")
     if proven(root) is not None:  # (the root's value is for the player who moved into it: the human)
         print(f"the position is a proven {WORDS[-proven(root)]} for the agent: the search stopped when it knew")
@@ -714,6 +716,9 @@ def serve(pipe, start, parent):
                     pipe.send(("error", (RuntimeError(repr(e)), trace)))
 
 
+POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
+
+
 class Workers:
     """n processes that run start() and then the jobs map hands them, a pipe each (none for n = 1: this process does
     the work). Public APIs only; every wait has a timeout and watches each worker's process as well as its pipe, so
@@ -721,6 +726,7 @@ class Workers:
 
     def __init__(self, n, start):
         self.n, self.pipes, self.processes = n, [], []
+        POOLS.extend([self] * (n > 1))
         held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
         try:
             for _ in range(n if n > 1 else 0):
@@ -753,10 +759,12 @@ class Workers:
                 pipe.send((self.fn, dict(job, on_move=True) if self.report else job))
             except OSError:  # its end is closed: the worker is gone
                 raise self.died(k) from None
-        ends = {process.sentinel: k for k, process in enumerate(self.processes)}  # ready once the process has ended
-        for ready in multiprocessing.connection.wait(list(self.busy) + list(ends), timeout) if ends else ():
+        ends = {process.sentinel: (workers, k) for workers in POOLS for k, process in
+                enumerate(workers.processes)}  # each ready once its process has ended; another pool's too (an idle
+        for ready in multiprocessing.connection.wait(list(self.busy) + list(ends), timeout) if ends else ():  # one)
             if ready in ends:
-                raise self.died(ends[ready])
+                workers, k = ends[ready]
+                raise workers.died(k)
             try:
                 kind, what = ready.recv()
             except EOFError:
@@ -807,6 +815,8 @@ class Workers:
                 process.join(timeout=10)
             for pipe in self.pipes:
                 pipe.close()
+            if self in POOLS:
+                POOLS.remove(self)
 
 
 PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
@@ -1157,15 +1167,29 @@ class Unbroken:
 
 def run_main(work):
     """Run a script's work; what ends it is one line and the status: an error in words (1), a signal (128 + it: the
-    note of what was saved), the reader of a pipe gone (141), end of input in the terminal game."""
+    note of what was saved), the reader of a pipe gone (141), end of input in the terminal game. A ValueError that
+    a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does."""
     try:
         work()
     except ValueError as e:
+        if not raised_here(e):
+            raise
         sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}")
     except (Stopped, BrokenPipeError) as e:  # (a pipe's reader gone: quiet, but for what a training saved)
         note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
                                             else "interrupted")
-        os.write(2, f"\n{note}\n".encode() if note else b"")
+        os.write(2, f"{chr(10) * sys.stderr.isatty()}{note}\n".encode() if note else b"")  # (a new line after ^C)
         os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything
     except EOFError:
         print("\nbye")
+    finally:
+        STOPPING.append(0)  # the work is over: a signal while Python exits changes nothing (see stop)
+
+
+def raised_here(error):
+    """Was the error raised in this project's files (in words, for the user), not in a game of one's own? In a
+    worker, its traceback there says (RemoteTraceback)."""
+    cause = error.__cause__
+    files = re.findall(r'File "([^"]+)"', str(cause)) if isinstance(cause, RemoteTraceback) else \
+        [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
+    return not files or os.path.dirname(os.path.abspath(files[-1])) == os.path.dirname(os.path.abspath(__file__))

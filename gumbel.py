@@ -86,7 +86,7 @@ def search(root_states, net, n_simulations, max_considered=16, rng=None, cache=N
             #    the player who moved into it (its parent's player to move), so that the parent picks the child
             #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
             #    so its sign flips before the first increment and again at each step up, as the players alternate.
-            #    An unvisited child counts Q = 0: on this scale of [-1, 1] a draw (on puct.py's [0, 1], a loss).
+            #    An unvisited child has no Q of its own: completed_q gives it the mixed value instead.
             for node in reversed(path):  # the path walked (OpenSpiel's way): no parent links, no cycles for gc
                 value = -value  # now for the player who moved into this node
                 node.n += 1
@@ -328,7 +328,8 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and at 0."""
+    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and, on a
+    fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -450,7 +451,7 @@ def main():
         play(NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["considered"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
-        print(f"\ncheckpoint: {path}\nplay against it: python {ALGORITHM}.py --game {args.game} --play"
+        print(f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
               + (f" --checkpoint {path}" if path != default else ""))
 
 

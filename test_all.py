@@ -733,6 +733,20 @@ def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
         assert workers.processes[1].exitcode in (-9, 3) and not any(p.is_alive() for p in workers.processes)
 
 
+def test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another():
+    # evaluate.py keeps a pool for its measures while a training part uses its own: a worker of the idle pool killed
+    # outright ends the training's wait at once, not when the idle pool is next used
+    idle, busy = games.Workers(2, lambda: None), games.Workers(2, lambda: None)
+    try:
+        os.kill(idle.processes[0].pid, 9)
+        with pytest.raises(games.WorkerDied, match=r"^worker 1 of 2 \(process \d+\) was killed by SIGKILL"):
+            busy.map(apply_job, [dict(fn=time.sleep, arg=60)] * 2)
+    finally:
+        idle.close()
+        busy.close()
+    assert idle not in games.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
+
+
 def apply_job(fn, arg):
     return fn(arg)
 
@@ -1997,14 +2011,15 @@ def test_a_game_of_your_own_from_the_command_line(tmp_path):
     played = subprocess.run([sys.executable, script, *common, "--play", "--checkpoint", out], input="1\n" * 10,
                             capture_output=True, text=True, cwd=tmp_path)
     assert played.returncode == 0 and played.stdout.rstrip().endswith(("you win", "the agent wins")), played.stderr
-    # A game that raises in a worker: its own file, line and message, as in one process (BROKEN_NIM's line 6)
-    line = (NIM + BROKEN_NIM).splitlines().index("            raise RuntimeError('no rule below 5 sticks')") + 1
+    # A game that raises in a worker: its own file, line and message, as in one process; a ValueError too, though
+    # the scripts' own ValueErrors are one line in words
+    line = (NIM + BROKEN_NIM).splitlines().index("            raise ValueError('no rule below 5 sticks')") + 1
     for workers in ("1", "2"):
         broken = subprocess.run([sys.executable, script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
                                  "--out", str(tmp_path / f"b{workers}.pt")], capture_output=True, text=True,
                                 cwd=tmp_path)
         assert broken.returncode == 1 and f'nim_game.py", line {line}, in play' in broken.stderr and \
-            broken.stderr.rstrip().endswith("RuntimeError: no rule below 5 sticks"), broken.stderr[-2000:]
+            broken.stderr.rstrip().endswith("ValueError: no rule below 5 sticks"), broken.stderr[-2000:]
         assert not os.path.exists(tmp_path / f"b{workers}.pt.lock")
 
 
@@ -2013,7 +2028,7 @@ BROKEN_NIM = """
 class BrokenNim(Nim):
     def play(self, move):
         if self.sticks - move < 5:
-            raise RuntimeError('no rule below 5 sticks')
+            raise ValueError('no rule below 5 sticks')
         super().play(move)
 """
 
