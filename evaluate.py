@@ -1113,7 +1113,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     finally:
         POOL.close()
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
-    games.STOPPING.append(0)  # the work is over: a signal while Python exits changes nothing (see games.stop)
+    games.ignore_stops()
 
 
 if __name__ == "__main__":

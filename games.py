@@ -1183,7 +1183,15 @@ def run_main(work):
     except EOFError:
         print("\nbye")
     finally:
-        STOPPING.append(0)  # the work is over: a signal while Python exits changes nothing (see stop)
+        ignore_stops()
+
+
+def ignore_stops():
+    """The work is over: a stop signal while Python exits (a second or so) changes nothing, neither the status nor
+    the output (Python would put back the default handlers as it exits)."""
+    STOPPING.append(0)  # (one already come is handled by stop, which now does nothing)
+    for sig in STOPS:
+        signal.signal(sig, signal.SIG_IGN)
 
 
 def raised_here(error):

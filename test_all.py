@@ -3386,6 +3386,17 @@ def test_a_second_signal_does_not_interrupt_the_stop_the_first_began(first, then
     assert group_gone(p.pid) and sorted(os.listdir(tmp_path)) == ["d.csv", "d.pt"]
 
 
+def test_a_signal_once_the_work_is_over_changes_nothing(tmp_path):
+    # Python takes a second or so to exit after a run's last line: Ctrl-C to the group then is too late to stop
+    # anything, and the run ends as it would have: status 0, nothing on stderr
+    import signal
+    p = started(["alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "4",
+                 "--steps", "2", "--workers", "2", "--out", str(tmp_path / "l.pt")], "play against it")
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 0 and err == "", err[-2000:]
+
+
 def test_outputs_replace_only_their_own_kind(tmp_path):
     # --json onto a checkpoint, --out (even with --replace) onto a text file or beside someone else's CSV: refused in
     # one line that says what the path holds, and nothing written; the project's own kinds are replaced
