@@ -3490,16 +3490,22 @@ def test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words(tmp_path, mon
 
 
 def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
-    # Two processes write the same JSON 30 times each, at once: each has its own temporary file, so neither fails
-    # and the file is always one of theirs, whole
+    # Two processes write the same JSON 300 times each, at once (each waits for the other to be ready: the sign is a
+    # file): each has its own temporary file, so neither fails and the file is always one of theirs, whole
     path = str(tmp_path / "both.json")
-    code = ("import sys; sys.path.insert(0, %r); import evaluate\nfor k in range(30):\n"
-            "    evaluate.write_json(%r, {'writer': sys.argv[1], 'k': k, 'pad': 'x' * 100000})\n"
-            % (os.path.dirname(os.path.abspath(__file__)), path))
+    code = f"""import os, sys, time
+sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+import evaluate
+open({str(tmp_path)!r} + "/ready_" + sys.argv[1], "w").close()
+while len([f for f in os.listdir({str(tmp_path)!r}) if f.startswith("ready_")]) < 2:
+    time.sleep(0.01)
+for k in range(300):
+    evaluate.write_json({path!r}, dict(writer=sys.argv[1], k=k, pad="x" * 20000))
+"""
     writers = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True)
                for name in ("a", "b")]
     assert [w.communicate(timeout=600)[1] for w in writers] == ["", ""]
-    assert json.load(open(path))["k"] == 29 and os.listdir(tmp_path) == ["both.json"]
+    assert json.load(open(path))["k"] == 299 and sorted(os.listdir(tmp_path)) == ["both.json", "ready_a", "ready_b"]
 
 
 @pytest.mark.parametrize("argv, message", [
