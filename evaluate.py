@@ -964,7 +964,8 @@ def write_json(path, results):
             return [plain(v) for v in x]
         return None if isinstance(x, float) and math.isnan(x) else x if isinstance(x, (str, int, float)) or x is None \
             else str(x)
-    games.write_atomic(path, json.dumps({"written by": os.path.basename(sys.argv[0]), **plain(results)}, indent=1))
+    whose = {games.WRITTEN_BY: os.path.basename(sys.argv[0])}  # evaluate.py or further.py
+    games.write_atomic(path, json.dumps({**whose, **plain(results)}, indent=1))
 
 
 def writable(path):

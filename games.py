@@ -617,8 +617,9 @@ WORDS = {1: "win", 0: "draw", -1: "loss"}  # a proven value, in words
 
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
     """Print what the agent's search saw (the prior, visits and value of every legal move, with a bar: the move
-    played first, then the most visited; the played and the proven ones marked) and return its move. kept: the visits a subtree kept from the last search brought; proven(child): the
-    exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
+    played first, then the most visited; the played and the proven ones marked) and return its move. kept: the
+    visits a subtree kept from the last search brought; proven(child): the exact value of a child proven by
+    MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
     print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visit{'s' * (kept > 1)} it kept"
                                                                 if kept else "") +
            ":") if n_simulations else "the raw policy (no search):")
@@ -961,7 +962,7 @@ def holds(path, read=None):
         return "a checkpoint of these scripts"
     if head.startswith(RUN_CSV.encode()):
         return "a training's CSV"
-    if head.lstrip()[:1] == b"{" and WRITTEN_BY.encode() in head[:200]:
+    if head.lstrip()[:1] == b"{" and f'"{WRITTEN_BY}": '.encode() in head[:200]:
         return "JSON these scripts wrote"
     try:
         head.decode()
@@ -970,7 +971,7 @@ def holds(path, read=None):
         return "data"
 
 
-WRITTEN_BY = '"written by": '  # the first key of the JSON evaluate.py and further.py write: whose file it is
+WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
 
 
 def release(path):  # the end of claim(path): its lock removed (None: no path was claimed), if it can be
