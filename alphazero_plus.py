@@ -325,7 +325,8 @@ def outcome(state):
 
 def choose_move(state, net, n_simulations, solver=False):
     """The agent's move in `state` (a legal move index): the most visited after n_simulations of search without noise;
-    with 0 simulations, the raw policy's most likely legal move. net: a Net (from load) or a NumpyNet."""
+    with 0 simulations, the raw policy's most likely legal move (with the solver, a win in one, proven as the root
+    is expanded, first). net: a Net (from load) or a NumpyNet."""
     return best_move(search([state], net, n_simulations, solver=solver)[0])
 
 
@@ -412,8 +413,8 @@ def improved_policy(root, priors, value):
     """--target improved, gumbel.py's label: softmax(log P + sigma(completed Q)) over the root's moves, a policy
     improvement at any number of visits (Danihelka et al. 2022). P: the network's priors, without the noise; Q: a
     move's mean value, or for an unvisited move the mixed value, the network's `value` of the root mixed with the
-    prior-weighted mean Q of the visited moves (their Appendix D); sigma rescales Q to [0, 1] over the moves (a
-    spread below EPSILON counts as EPSILON) and weighs it by (MAXVISIT_INIT + max N) VALUE_SCALE."""
+    prior-weighted mean Q of the visited or proven moves (their Appendix D); sigma rescales Q to [0, 1] over the
+    moves (a spread below EPSILON counts as EPSILON) and weighs it by (MAXVISIT_INIT + max N) VALUE_SCALE."""
     if root.proven is not None:  # its search stopped at the proof: best_move, as visit_policy says
         return visit_policy(root)
     seen = [ch for ch in root.children if ch.n or ch.proven is not None]
@@ -427,8 +428,9 @@ def improved_policy(root, priors, value):
 
 
 def average_positions(x, pi, z):
-    """--average 1 (AlphaZero.jl's default): each distinct position of the window is one example, its pi and z the
-    means over its occurrences, so that an opening met in every game counts once, with its full statistics."""
+    """--average 1 (AlphaZero.jl's use_position_averaging): each distinct position of the window is one example, its
+    pi and z the means over its occurrences, so that an opening met in every game counts once, with its full
+    statistics."""
     x, index, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
     order = np.argsort(index.ravel(), kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])

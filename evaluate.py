@@ -450,7 +450,8 @@ def mean(scores):
 def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
     network at the iterations in `keep`; also the seconds spent, in all and (clock) up to each kept iteration.
-    save_last: a path where the last network is saved, weights and settings only."""
+    save_last: a path where the last network is saved without Adam's state (alphazero_plus's save keeps the
+    settings too; alphazero's, the weights alone)."""
     nets, spent, clock = {}, {}, {}
 
     def keep_snapshot(it, net):
