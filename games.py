@@ -784,6 +784,8 @@ class Workers:
         process = self.processes[k]
         process.join(WAIT)  # its exit status, now that it has ended
         code = process.exitcode
+        if code is not None and -code in STOPS:  # a stop signal: most likely the whole group's (kill -- -PGID),
+            time.sleep(WAIT)                     # whose signal here, a moment later, makes this a stop (Stopped)
         how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else \
             f"ended with status {code}"
         return WorkerDied(f"worker {k + 1} of {len(self.processes)} (process {process.pid}) {how}" +
