@@ -722,8 +722,9 @@ POOLS = []  # the Workers of this process: each one's waits watch the others' pr
 
 class Workers:
     """n processes that run start() and then the jobs map hands them, a pipe each (none for n = 1: this process does
-    the work). Public APIs only; every wait has a timeout and watches each worker's process as well as its pipe, so
-    that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
+    the work). Public APIs only; every wait has a timeout and watches each worker's process (those of the other
+    POOLS too) as well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a
+    hang."""
 
     def __init__(self, n, start):
         self.n, self.pipes, self.processes = n, [], []
