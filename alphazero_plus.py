@@ -1,17 +1,9 @@
-"""AlphaZero, going further: alphazero.py plus twelve changes, each a flag, that the lab's questions led to.
-  --q-weight W        the value target mixes the game's outcome with the search's value of the position
-  --random-openings F this fraction of self-play games starts from uniformly random moves (--opening-moves: how many)
-  --lr-final X        Adam's step size falls geometrically from --lr to X at the last iteration
-  --net conv          two 3x3 convolutions (32 channels) on the board before the MLP
-  --pipeline 1        each iteration's games are played while the network trains on the last ones: every core busy
-  --solver 1          MCTS-solver: the game's end is exact in the search; proven wins and losses climb the tree
-  --solver 2          and a move that lets the opponent win at once is lost (Pons' non-losing moves), as a rule
-  --random-moves P    this fraction of self-play moves is uniformly random, though searched and kept as examples
-  --full-fraction F   playout cap randomisation: only this fraction of moves get the full search and become examples
-  --target improved   the policy learns gumbel.py's label, softmax(log P + sigma(completed Q)), not the visits' share
-  --average 1         a position met more than once in the replay window is one example, its targets averaged
-  --window-start N    the replay window grows with the run: N iterations, then half of those played, up to --window
-  --lr-cycle 1        each iteration's Adam steps take their step size up and down in a triangle (Smith's 1cycle)
+"""AlphaZero, going further: alphazero.py plus twelve changes that the lab's questions led to, each a flag (SETTINGS
+and --help say what each does): the value target mixed with the search's value (--q-weight), random openings and
+random moves in self-play (--random-openings, --random-moves), a falling or cycling step size (--lr-final,
+--lr-cycle), a convolutional network (--net conv), games played while the network trains (--pipeline), MCTS-solver
+(--solver), playout cap randomisation (--full-fraction), gumbel.py's policy label (--target improved), position
+averaging (--average) and a replay window that grows (--window-start).
 Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
 the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
@@ -35,42 +27,44 @@ import numpy as np
 import torch
 
 import games
+from games import Setting
 
 ALGORITHM = "alphazero_plus"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game module:Class adds one of your own
-SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its range, what it means; each a flag
-    "iterations": (40, 1, 10_000, "self-play iterations"),
-    "games": (100, 1, 100_000, "self-play games per iteration"),
-    "simulations": (100, 0, 100_000, "simulations per move; --play takes 0: the raw policy"),
-    "temp_moves": (4, 0, 1_000, "moves sampled by visit counts at the start of a game, then the most visited"),
-    "hidden": (128, 1, 4_096, "units in each of the network's two hidden layers"),
-    "steps": (200, 1, 100_000, "Adam steps per iteration"),
-    "batch": (256, 1, 65_536, "minibatch size"),
-    "window": (20, 1, 10_000, "train on the positions of the last N iterations"),
-    "lr": (1e-3, 1e-6, 1.0, "Adam step size"),
-    "lr_final": (None, 1e-6, 1.0, "Adam step size at the last iteration, reached by a geometric fall from --lr"),
-    "weight_decay": (1e-4, 0.0, 1.0, "Adam weight decay"),
-    "c_puct": (1.25, 0.0, 100.0, "PUCT exploration constant c"),
-    "alpha": (1.0, 1e-3, 100.0, "Dirichlet noise concentration"),
-    "noise": (0.25, 0.0, 1.0, "weight of the Dirichlet noise in the root's priors in self-play"),
-    "mirror": (0, 0, 1, "1: add the left-right mirror image of every position to the training data"),
-    "reuse_tree": (0, 0, 1, "1: keep the chosen move's subtree for the next search"),
-    "net": ("mlp", "mlp", "conv", "mlp: the lab's network; conv: two 3x3 convolutions with 32 channels before it"),
-    "random_openings": (0.0, 0.0, 1.0, "fraction of self-play games starting from uniformly random moves, unsearched"),
-    "opening_moves": (1, 1, 1_000, "a random opening plays k uniformly random moves, k drawn uniformly from 1 to N"),
-    "q_weight": (0.0, 0.0, 1.0, "weight of the search's value of each position in its value target (0: the outcome)"),
-    "pipeline": (0, 0, 1, "1: an iteration's games are played while the network trains, by the network one step older"),
-    "solver": (0, 0, 2, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the tree; "
-               "2: and a move that lets the opponent win at once is lost"),
-    "full_fraction": (1.0, 0.01, 1.0, "fraction of self-play moves searched in full, kept as examples (playout cap)"),
-    "fast_simulations": (8, 1, 100_000, "simulations of the other moves' cheap searches, which are not examples"),
-    "random_moves": (0.0, 0.0, 1.0, "share of self-play moves made at random (their positions still searched, kept)"),
-    "target": ("visits", "visits", "improved", "the policy's label: the root's visits, or softmax(log P + sigma(Q))"),
-    "average": (0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged"),
-    "window_start": (None, 1, 10_000, "a window that grows: max(N, half the iterations played), up to --window "
-                     "(N = --window: fixed)"),
-    "lr_cycle": (0, 0, 1, "1: within an iteration the step size rises from a tenth of a peak and falls back, "
-                 "the same on average")}
+SETTINGS = {  # each setting once, each a flag: its default (the lab's for tic-tac-toe), range and meaning
+    "iterations": Setting(40, 1, 10_000, "self-play iterations"),
+    "games": Setting(100, 1, 100_000, "self-play games per iteration"),
+    "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy (with --solver, "
+                           "a win in one first)"),
+    "temp_moves": Setting(4, 0, 1_000, "moves sampled by visit counts at the start of a game, then the most visited"),
+    "hidden": Setting(128, 1, 4_096, "units in each of the network's two hidden layers"),
+    "steps": Setting(200, 1, 100_000, "Adam steps per iteration"),
+    "batch": Setting(256, 1, 65_536, "minibatch size"),
+    "window": Setting(20, 1, 10_000, "train on the positions of the last N iterations"),
+    "lr": Setting(1e-3, 1e-6, 1.0, "Adam step size"),
+    "lr_final": Setting(None, 1e-6, 1.0, "Adam step size at the last iteration, reached by a geometric fall from --lr"),
+    "weight_decay": Setting(1e-4, 0.0, 1.0, "Adam weight decay"),
+    "c_puct": Setting(1.25, 0.0, 100.0, "PUCT exploration constant c"),
+    "alpha": Setting(1.0, 1e-3, 100.0, "Dirichlet noise concentration"),
+    "noise": Setting(0.25, 0.0, 1.0, "weight of the Dirichlet noise in the root's priors in self-play"),
+    "mirror": Setting(0, 0, 1, "1: add the left-right mirror image of every position to the training data"),
+    "reuse_tree": Setting(0, 0, 1, "1: keep the chosen move's subtree for the next search"),
+    "net": Setting("mlp", meaning="mlp: the lab's network; conv: two 3x3 convolutions (32 channels) before it",
+                   choices=("mlp", "conv")),
+    "random_openings": Setting(0.0, 0.0, 1.0, "fraction of self-play games that start with random, unsearched moves"),
+    "opening_moves": Setting(1, 1, 1_000, "a random opening plays k uniformly random moves, k uniform from 1 to N"),
+    "q_weight": Setting(0.0, 0.0, 1.0, "weight of the search's value of a position in its value target (0: none)"),
+    "pipeline": Setting(0, 0, 1, "1: the games are played while the network trains, by the network one step older"),
+    "solver": Setting(0, 0, 2, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the "
+                      "tree; 2: and a move that lets the opponent win at once is lost"),
+    "full_fraction": Setting(1.0, 0.01, 1.0, "fraction of self-play moves searched in full and kept (playout cap)"),
+    "fast_simulations": Setting(8, 1, 100_000, "simulations of the other moves' cheap searches, which are not kept"),
+    "random_moves": Setting(0.0, 0.0, 1.0, "share of self-play moves made at random (their positions searched, kept)"),
+    "target": Setting("visits", meaning="the policy's label: the root's visits, or softmax(log P + sigma(Q))",
+                      choices=("visits", "improved")),
+    "average": Setting(0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged"),
+    "window_start": Setting(None, 1, 10_000, "a window that grows: max(N, half the iterations played) to --window"),
+    "lr_cycle": Setting(0, 0, 1, "1: each iteration's step sizes rise from a tenth of a peak and fall back, same mean")}
 GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
     "tictactoe": dict(random_openings=0.25),
     "connect4": dict(hidden=384, iterations=135, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
@@ -236,23 +230,22 @@ def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out.
-    kind "mlp" is the lab's two hidden layers; "conv" puts two 3x3 convolutions (32 channels) on the board first."""
+    """The policy-value network: a position's n_inputs numbers in (the mover's and the opponent's stones), a logit
+    for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units. With board,
+    the board's (rows, columns) (--net conv), two 3x3 convolutions (32 channels) on the board come first."""
 
-    def __init__(self, game, hidden, kind="mlp"):
+    def __init__(self, n_inputs, n_actions, hidden, board=None):
         super().__init__()
-        self.game, self.hidden, self.kind = game, hidden, kind
-        n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions
+        self.hidden, self.board, self.kind = hidden, board, "conv" if board else "mlp"
         self.conv = torch.nn.Identity()  # no weights: a mlp checkpoint has none here
-        if kind == "conv":
-            rows, cols = GAMES[game].board_shape
-            self.conv = torch.nn.Sequential(torch.nn.Unflatten(1, (2, rows, cols)),
+        if board:
+            self.conv = torch.nn.Sequential(torch.nn.Unflatten(1, (2, *board)),
                                             torch.nn.Conv2d(2, 32, 3, padding=1), torch.nn.ReLU(),
                                             torch.nn.Conv2d(32, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.Flatten())
-            n_in = 32 * rows * cols
-        self.body = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(),
+            n_inputs = 32 * board[0] * board[1]
+        self.body = torch.nn.Sequential(torch.nn.Linear(n_inputs, hidden), torch.nn.ReLU(),
                                         torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
-        self.policy, self.value = torch.nn.Linear(hidden, n_out), torch.nn.Linear(hidden, 1)
+        self.policy, self.value = torch.nn.Linear(hidden, n_actions), torch.nn.Linear(hidden, 1)
 
     def forward(self, x):
         h = self.body(self.conv(x))
@@ -273,7 +266,7 @@ class NumpyNet:
     """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
 
     def __init__(self, net):
-        self.game = net.game
+        self.board = net.board
         self.convs = [(layer.weight.detach().numpy().copy(), layer.bias.detach().numpy().copy())
                       for layer in net.conv.children() if isinstance(layer, torch.nn.Conv2d)]
         w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
@@ -282,7 +275,7 @@ class NumpyNet:
 
     def __call__(self, x):
         if self.convs:
-            x = x.reshape((len(x), 2) + GAMES[self.game].board_shape)
+            x = x.reshape(len(x), 2, *self.board)
             for weight, bias in self.convs:
                 x = np.maximum(conv3x3(x, weight, bias), 0)
             x = x.reshape(len(x), -1)
@@ -295,7 +288,7 @@ def predict(net, states, cache=None):
     """The network on a batch of states: for each, ({legal move: prior}, its value for the player to move). The
     priors are a softmax over the legal moves only; a finished game gets none, and its exact value. cache ({position's
     key: output}, for this network) answers the positions met before at no cost (in self-play with the recipe's
-    settings, about one in five: the kept subtrees, random openings and moves leave fewer positions met twice)."""
+    settings, about one in five)."""
     net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load): copied for this call
     cache, keys = {} if cache is None else cache, [s.key() for s in states]
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position once, even if it comes twice
@@ -332,14 +325,13 @@ def choose_move(state, net, n_simulations, solver=False):
 
 def self_play(game, net, n_games, cfg, rng, on_move=None):
     """Play n_games side by side, both sides searching with the settings cfg; return the examples (x, pi, z): each
-    position seen by the
-    player to move, its visit distribution, and the game's outcome for that player (with --q-weight w, mixed with
-    the search's value q of the position: (1 - w) z + w q, less noisy than a whole game's one result).
+    position seen by the player to move, its visit distribution, and the game's outcome for that player (with
+    --q-weight w, mixed with the search's value q of the position: (1 - w) z + w q, less noisy than one result).
     --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and becomes an
     example with probability f; the others get a cheap search of fast_simulations, without noise, and only move.
-    --random-moves p: a move is uniformly random with probability p, though its position was searched and is kept
-    as an example: the opponent then meets the kind of position a random game reaches (a win left in one, say).
-    on_move(games over, positions so far), if given, is told before each move (for a progress line)."""
+    --random-moves p: a move is uniformly random with probability p, its position searched and kept all the same,
+    so that the opponent meets positions random games reach (a win left in one, say). on_move(games over,
+    positions so far), if given, is told before each move (for a progress line)."""
     states = [GAMES[game]() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
     for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are
@@ -383,8 +375,7 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
                 history[i].append((states[i].encode(), label, states[i].first_to_move(), -root.q()))
             # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
             played[i] += 1
-            move = rng.choice(len(pi), p=pi / pi.sum()) if played[i] <= cfg["temp_moves"] \
-                else best_move(root)
+            move = rng.choice(len(pi), p=pi / pi.sum()) if played[i] <= cfg["temp_moves"] else best_move(root)
             if cfg["random_moves"] and rng.random() < cfg["random_moves"]:
                 move = rng.choice(states[i].legal_moves())
             states[i].play(move)
@@ -409,21 +400,35 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
 MAXVISIT_INIT, VALUE_SCALE, EPSILON = 50.0, 0.1, 1e-8  # sigma's constants, named and valued as mctx's (gumbel.py)
 
 
+def completed_q(root, priors, value):
+    """gumbel.py's completed Q at a self-play root: a visited (or proven) move keeps its Q; an unvisited one gets the
+    mixed value of the network's `value` and the others' mean Q weighted by `priors` (the network's, without noise)."""
+    seen = [ch for ch in root.children if ch.n or ch.proven is not None]
+    n_seen = sum(ch.n for ch in seen)
+    mixed = value
+    if seen:  # (a move proven at its expansion may have a prior of 0)
+        weighted = sum(priors[ch.move] * ch.q() for ch in seen) / max(sum(priors[ch.move] for ch in seen), EPSILON)
+        mixed = (value + n_seen * weighted) / (1 + n_seen)
+    return [ch.q() if ch in seen else mixed for ch in root.children]
+
+
+def sigma_q(root, priors, value):
+    """gumbel.py's sigma(completed Q) for each move: rescaled to [0, 1] over the moves (a spread below EPSILON counts
+    as EPSILON), then times (MAXVISIT_INIT + max N) * VALUE_SCALE."""
+    q = completed_q(root, priors, value)
+    lo, hi = min(q), max(q)
+    scale = (MAXVISIT_INIT + max(ch.n for ch in root.children)) * VALUE_SCALE
+    return [scale * (x - lo) / max(hi - lo, EPSILON) for x in q]
+
+
 def improved_policy(root, priors, value):
     """--target improved, gumbel.py's label: softmax(log P + sigma(completed Q)) over the root's moves, a policy
-    improvement at any number of visits (Danihelka et al. 2022). P: the network's priors, without the noise; Q: a
-    move's mean value, or for an unvisited move the mixed value, the network's `value` of the root mixed with the
-    prior-weighted mean Q of the visited or proven moves (their Appendix D); sigma rescales Q to [0, 1] over the
-    moves (a spread below EPSILON counts as EPSILON) and weighs it by (MAXVISIT_INIT + max N) VALUE_SCALE."""
+    improvement at any number of visits (Danihelka et al. 2022); log P floored at the smallest normal float."""
     if root.proven is not None:  # its search stopped at the proof: best_move, as visit_policy says
         return visit_policy(root)
-    seen = [ch for ch in root.children if ch.n or ch.proven is not None]
-    n_seen, p_seen = sum(ch.n for ch in seen), sum(priors[ch.move] for ch in seen)
-    mixed = (value + n_seen * sum(priors[ch.move] * ch.q() for ch in seen) / max(p_seen, EPSILON)) / (1 + n_seen)
-    q = [ch.q() if ch in seen else mixed for ch in root.children]
-    scale = (MAXVISIT_INIT + max(ch.n for ch in root.children)) * VALUE_SCALE / max(max(q) - min(q), EPSILON)
-    logits = [math.log(max(priors[ch.move], 1e-300)) + scale * (x - min(q)) for ch, x in zip(root.children, q)]
-    e = np.exp(np.array(logits) - max(logits))
+    z = [math.log(max(priors[ch.move], sys.float_info.min)) + s
+         for ch, s in zip(root.children, sigma_q(root, priors, value))]
+    e = np.exp(np.array(z) - max(z))
     return dict(zip((ch.move for ch in root.children), (e / e.sum()).tolist()))
 
 
@@ -439,9 +444,10 @@ def average_positions(x, pi, z):
     return x, pi.astype(np.float32), z.astype(np.float32)
 
 
-def fit(net, optimizer, data, steps, batch, rng, cycle=False):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; with cycle (--lr-cycle 1)
-    each step's size is the optimizer's times one_cycle's factor."""
+def fit(net, optimizer, data, steps, batch, rng, on_step=None, cycle=False):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p. on_step(), if given, is
+    told after each step (for a progress line); with cycle (--lr-cycle 1) each step's size is the optimizer's times
+    one_cycle's factor."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     if not len(z):  # --full-fraction: no position kept yet, nothing to learn from
         return np.array([np.nan, np.nan])
@@ -457,19 +463,19 @@ def fit(net, optimizer, data, steps, batch, rng, cycle=False):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
+        if on_step:
+            on_step()
     group["lr"] = rate  # as it was: a checkpoint records the iteration's step size
     return np.mean(losses, axis=0)
 
 
-CYCLE_LOW = 0.1  # --lr-cycle: the cycle's first and last step sizes, as a fraction of its peak
-
-
-def one_cycle(step, steps):
+def one_cycle(step, steps, low=0.1):
     """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero used one), here within each iteration: the
-    factor on the step size of Adam step `step` of `steps`, rising linearly from CYCLE_LOW of a peak to the peak
-    mid-way and falling back, its mean 1 over an even number of steps (the peak: 2 / (1 + CYCLE_LOW), about 1.8)."""
+    factor on the step size of Adam step `step` of `steps`, rising linearly from `low` (the cycle's first and last
+    step size, as a fraction of its peak) to the peak mid-way and falling back, its mean 1 over an even number of
+    steps (the peak: 2 / (1 + low), about 1.8)."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
-    return (CYCLE_LOW + (1 - CYCLE_LOW) * (1 - abs(2 * x - 1))) * 2 / (1 + CYCLE_LOW)
+    return (low + (1 - low) * (1 - abs(2 * x - 1))) * 2 / (1 + low)
 
 
 def step_size(cfg, it):
@@ -489,7 +495,7 @@ def window_size(cfg, it):
 
 def settings(game, **overrides):
     """The settings for `game`: SETTINGS' defaults, the game's own (GAME_SETTINGS), then any overrides (None keeps)."""
-    cfg = {key: default for key, (default, *_) in SETTINGS.items()}
+    cfg = {key: setting.default for key, setting in SETTINGS.items()}
     cfg.update(GAME_SETTINGS.get(game, {}))
     cfg.update({k: v for k, v in overrides.items() if v is not None})
     return cfg
@@ -498,43 +504,32 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and, on a
-    fresh run, at 0."""
+    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts it
+    back at the end); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = Net(game, cfg["hidden"], cfg["net"])
+    net = Net(GAMES[game].encoding_size, GAMES[game].n_actions, cfg["hidden"],
+              GAMES[game].board_shape if cfg["net"] == "conv" else None)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
     with run or Run() as run:
-        done = run.begin(game, cfg, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
+        done = run.begin(game, cfg, seed, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
         if on_iteration and not done:
             on_iteration(0, net)
         replay = []
-
-        def games_of(it):  # each worker plays its share of the games with the network as it is, and its own stream
-            return [dict(game=game, net=NumpyNet(net), n_games=share, cfg=cfg, rng=np.random.default_rng((seed, it, k)))
-                    for k, share in enumerate(run.workers.shares(cfg["games"]))]
-        run.start(self_play, games_of(done + 1), done + 1)
         for it in range(done + 1, cfg["iterations"] + 1):
-            x, pi, z = (np.concatenate(part) for part in zip(*run.collect()))
-            # --pipeline: the next iteration's games start now, in the workers, with the network not yet trained on
-            # these, while the main process trains it: every core is busy, and the games are one step behind
-            if cfg["pipeline"] and it < cfg["iterations"]:
-                run.start(self_play, games_of(it + 1), it + 1)
+            x, pi, z = run.play(self_play, it, game=game, net=NumpyNet(net), cfg=cfg)  # (--pipeline: games.Run.play)
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
                 pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
-            for group in optimizer.param_groups:
-                group["lr"] = step_size(cfg, it)
+            optimizer.param_groups[0]["lr"] = step_size(cfg, it)  # (one group: every weight)
             window = [average_positions(*(np.concatenate(p) for p in zip(*replay)))] if cfg["average"] else replay
-            losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, cfg["lr_cycle"])
+            losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, run.step_done, cfg["lr_cycle"])
             run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
             if on_iteration:
                 on_iteration(it, net)
-            if not cfg["pipeline"] and it < cfg["iterations"]:
-                run.start(self_play, games_of(it + 1), it + 1)
     return net
 
 
@@ -547,31 +542,32 @@ def check_game(game, cfg):
         raise ValueError(f"the settings for {game} lack {', '.join(missing)}: settings() gives every one")
     games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]),
                              *[games.Board] * (cfg["net"] == "conv"))
-    for wrong, words in ((cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"], "--lr-final is where the step "
-                          f"size falls to from --lr: at most {cfg['lr']}, not {cfg['lr_final']}"),
-                         (cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"], "--fast-"
-                          f"simulations, the cheap searches ({cfg['fast_simulations']}" + ", its default" * (cfg[
-                              "fast_simulations"] == SETTINGS["fast_simulations"][0]) + "), must be at most "
-                          f"--simulations {cfg['simulations']}"),
-                         (cfg["window_start"] is not None and cfg["window_start"] > cfg["window"], "--window-start is "
-                          f"where a growing window starts: at most --window {cfg['window']}")):
-        if wrong:
-            raise ValueError(words)
+    if cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"]:
+        raise ValueError(f"--lr-final {cfg['lr_final']} must be at most --lr {cfg['lr']}: the step size falls to it")
+    if cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"]:
+        its = ", its default" if cfg["fast_simulations"] == SETTINGS["fast_simulations"].default else ""
+        raise ValueError(f"--fast-simulations, the cheap searches ({cfg['fast_simulations']}{its}), must be at most "
+                         f"--simulations {cfg['simulations']}")
+    if cfg["window_start"] is not None and cfg["window_start"] > cfg["window"]:
+        raise ValueError(f"--window-start is where a growing window starts: at most --window {cfg['window']}")
 
 
 # Plumbing: the run, checkpoints, the terminal game, the command line (what all trainers share: games.py's end) ---
 
 
 def start_process():
-    """How every process computes, set first thing in each (the README's Speed section has the numbers)."""
+    """How every process computes, set first thing in each (the README's Speed section has the numbers); returns what
+    puts the caller's ways back (a Run does at its end: train leaves the process that calls it as it was)."""
+    threads, thresholds = torch.get_num_threads(), gc.get_threshold()
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
+    return lambda: (torch.set_num_threads(threads), torch.set_flush_denormal(False), gc.set_threshold(*thresholds))
 
 
-def save(net, path, optimizer=None, iterations_done=None, cfg=None):
-    """Atomically (a temp file, then a rename), with what --resume needs; with no optimizer, weights and settings."""
-    ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
+def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):
+    """`game`'s network, atomically, with what --resume needs (with no optimizer, the weights and settings)."""
+    ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
             "state_dict": net.state_dict(), **({"settings": cfg} if cfg else {})}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done)
@@ -582,13 +578,11 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
 def load(path, game=None, as_net=True):
     """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
     missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
-    ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True))
-    if game and ckpt["game"] != game or ckpt["game"] not in GAMES:
-        raise ValueError(f"{path} holds a {ckpt['game']} network, " + (f"not {game}" if game else
-                         f"a game that only a trainer's --game {ckpt['game']} knows"))
+    ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True), game, GAMES)
     if not as_net:
         return ckpt
-    net = Net(ckpt["game"], ckpt["hidden"], ckpt.get("net", "mlp"))  # mlp: alphazero.py's
+    g = GAMES[ckpt["game"]]
+    net = Net(g.encoding_size, g.n_actions, ckpt["hidden"], g.board_shape if ckpt.get("net") == "conv" else None)
     try:
         net.load_state_dict(ckpt["state_dict"])
     except Exception:
@@ -596,31 +590,14 @@ def load(path, game=None, as_net=True):
     return net
 
 
-def resume_from(path, game, cfg, net, optimizer):
-    """Load a training checkpoint into net and optimizer; return its iterations done. Only --iterations may change."""
-    ckpt = load(path, game, as_net=False)  # the game, then the algorithm: alone, before any setting
-    then = dict(settings(None), **ckpt.get("settings") or {})  # a setting added since: its plain default (the
-    # behaviour before it existed), not a game's own
-    changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v]
-    why = ("optimizer" not in ckpt and "holds no training state to resume" or ckpt.get("algorithm") != ALGORITHM and
-           f"was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume needs that one" or changed and
-           f"was trained with {', '.join(changed)}: --resume needs the same settings" or
-           ckpt["iterations_done"] >= cfg["iterations"] and f"has {ckpt['iterations_done']} iterations done, all that "
-           f"--iterations asks: ask for more to go on")
-    if why:
-        raise ValueError(f"{path} {why}")
-    net.load_state_dict(ckpt["state_dict"])
-    optimizer.load_state_dict(ckpt["optimizer"])
-    return ckpt["iterations_done"]
-
-
 class Run(games.Run):
     """What train is handed: games.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
-    live line, a clean end) with this file's ways to compute, save, load and resume."""
-    start_process, save, load, resume_from = map(staticmethod, (start_process, save, load, resume_from))
+    live line, a clean end) with this file's ways to compute, save and load, its name and its plain settings."""
+    start_process, save, load = map(staticmethod, (start_process, save, load))
+    algorithm, plain = ALGORITHM, settings(None)  # for --resume (see games.Run.resume_from)
 
 
-def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
+def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
     """A human against the agent in the terminal; with reuse_tree the last search's subtree goes on growing."""
     kept = [None]  # the agent's last move's node (with reuse_tree)
     def agent(state, reply):
@@ -631,7 +608,7 @@ def play(net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, so
         kept[0] = chosen if reuse_tree else None
         value = chosen.q() if chosen.n or chosen.proven is not None else -root.w / root.n  # exact once proven
         return games.show_search(state, root, n_simulations, chosen.move, value, before, lambda ch: ch.proven)
-    games.play_in_terminal(GAMES[net.game](), agent, human_first)
+    games.play_in_terminal(GAMES[game](), agent, human_first)
 
 
 def main():
@@ -649,8 +626,8 @@ def main():
         trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
         if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
             print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"],
-             cfg["reuse_tree"], cfg["solver"])
+        play(args.game, NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"], cfg["reuse_tree"],
+             cfg["solver"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
         print(f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"

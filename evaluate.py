@@ -458,7 +458,7 @@ def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=No
         if it in keep:
             nets[it], clock[it] = trainer.NumpyNet(net), round(sum(spent.values()), 1)
         if save_last and it == cfg["iterations"]:
-            trainer.save(net, save_last, cfg=cfg)
+            trainer.save(net, save_last, game, cfg=cfg)
     trainer.train(game, cfg, seed, trainer.Run(workers, log=lambda line: print("  " + line, flush=True), spent=spent),
                   on_iteration=keep_snapshot)
     return nets, spent, clock
@@ -982,12 +982,12 @@ def writable(path):
 
 
 def load_any(path):
-    """A checkpoint of any of the trainers, as a NumpyNet, with the name of the algorithm that trained it and the
-    options its search takes from the settings the checkpoint records (see search_options)."""
+    """A checkpoint of any of the trainers, as a NumpyNet, with its game, the name of the algorithm that trained it
+    and the options its search takes from the settings the checkpoint records (see search_options)."""
     ckpt = alphazero.load(path, as_net=False)
     algorithm = ckpt.get("algorithm", "alphazero")
     module = ALGORITHMS.get(algorithm, alphazero)
-    return module.NumpyNet(module.load(path)), algorithm, search_options(ckpt.get("settings") or {})
+    return module.NumpyNet(module.load(path)), ckpt["game"], algorithm, search_options(ckpt.get("settings") or {})
 
 
 def search_options(cfg):
@@ -999,10 +999,10 @@ def search_options(cfg):
 def measure_checkpoint(args):
     """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks (at the
     lab's simulations), searching as the algorithm that trained it, with the options its settings record."""
-    net, algorithm, options = load_any(args.checkpoint)
-    n_simulations = alphazero.settings(net.game)["simulations"]
-    progress(f"measuring {args.checkpoint} as Part {2 if net.game == 'connect4' else 1} measures its networks")
-    if net.game == "connect4":
+    net, game, algorithm, options = load_any(args.checkpoint)
+    n_simulations = alphazero.settings(game)["simulations"]
+    progress(f"measuring {args.checkpoint} as Part {2 if game == 'connect4' else 1} measures its networks")
+    if game == "connect4":
         jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed, "", algorithm, **options)
         ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs, args.workers).items()}
         rows = [[key.replace("_v_", " v "), f"{jobs[key].size} games", ours[key]] for key in jobs]
@@ -1013,7 +1013,7 @@ def measure_checkpoint(args):
         sizes = {key: f"{jobs[key.replace('losses', 'games')].size} {'games' if 'losses' in key else 'positions'}"
                  for key in ours}
         rows = [[key.replace("_", " "), sizes[key], ours[key]] for key in ours]
-    table(f"{args.checkpoint}: a {net.game} network trained by {algorithm}.py, {n_simulations} simulations of its "
+    table(f"{args.checkpoint}: a {game} network trained by {algorithm}.py, {n_simulations} simulations of its "
           f"search", ["measure", "of", "ours"], rows)
     return ours
 

@@ -1,7 +1,8 @@
 """Going further: what the documents ask but do not measure. The exact Connect Four solver, the truth measure, the
 lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
 
-    python further.py                          # everything (about 44 minutes on 2 cores)
+    python further.py                          # everything (about 44 minutes on 2 cores when the recipe had 120
+                                               # iterations; longer now, with 135)
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
@@ -525,7 +526,7 @@ def strengths(r, tag):
 def lab_settings(game, **overrides):
     """alphazero_plus.py's settings at the lab's values (its changes off), with any of them overridden: to train as
     alphazero.py does, plus one change."""
-    cfg = {key: default for key, (default, *_) in alphazero_plus.SETTINGS.items()}  # every change off
+    cfg = {key: setting.default for key, setting in alphazero_plus.SETTINGS.items()}  # every change off
     cfg.update(alphazero.settings(game))
     cfg.update({k: v for k, v in overrides.items() if v is not None})
     return cfg
@@ -965,8 +966,9 @@ def check(args):
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
-         "recipe": ("a strong Connect Four player", part_recipe, (1055, 18))}  # FURTHER.md's runs; the recipe's
-# 1,225 s less the lab's Part 2 training (171 s), which `needs` below adds back when the questions do not run first
+         "recipe": ("a strong Connect Four player", part_recipe, (1055, 18))}  # on the README's machine;
+# the recipe part took 1,225 s there when the recipe had 120 iterations (135 now, not timed there); its usual time is
+# that less the lab's Part 2 training (171 s), which `needs` below adds back when the questions do not run first
 
 if __name__ == "__main__":
     evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS, add_arguments=add_arguments, check=check,

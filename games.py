@@ -21,7 +21,7 @@ import threading
 import time
 import traceback
 import warnings
-from typing import Hashable, Protocol, runtime_checkable
+from typing import Hashable, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -828,32 +828,62 @@ PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the f
 
 class Run:
     """What a trainer's train() is handed: worker processes, --resume, the checkpoint and its CSV, the clock, the log,
-    the live line, a clean end. Each trainer's Run is this with its own start_process, save, load and resume_from."""
+    the live line, a clean end. Each trainer's Run is this with its own start_process, save and load, its ALGORITHM
+    and its plain settings (its SETTINGS' defaults, no game's own)."""
 
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
         self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
         self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
 
     def __enter__(self):
-        self.start_process()
+        self.restore = self.start_process()  # (at the end, this process computes as it did before)
         if self.out is not None:
             claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
         self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
         return self
 
-    def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
-        optimizer.register_step_post_hook(lambda *_: self.workers.pump(0) or self.show(steps=self.steps + 1))  # Adam's
-        # steps, for the line; and what games played meanwhile (alphazero_plus's --pipeline) told (pump returns None)
-        self.cfg, self.done = cfg, self.resume_from(self.out, game, cfg, net, optimizer) if self.resume else 0
+    def begin(self, game, cfg, seed, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
+        self.game, self.cfg, self.seed, self.next = game, cfg, seed, None
+        self.done = self.resume_from(game, cfg, net, optimizer) if self.resume else 0
         self.workers = Workers(self.n, self.start_process)  # in the `with` block: a signal as they start ends cleanly
-        self.it = self.done + 1
         return self.done
 
-    def map(self, fn, jobs):  # the next iteration's games, played in the workers now
-        self.start(fn, jobs, self.it)
-        return self.collect()
+    def resume_from(self, game, cfg, net, optimizer):
+        """--resume: load --out's training checkpoint into net and optimizer; return its iterations done. Only
+        --iterations may change; a setting added since the checkpoint was saved takes its plain default (what the
+        training did before it existed), not a game's own."""
+        path, ckpt = self.out, self.load(self.out, game, as_net=False)  # the game first, alone
+        if "optimizer" not in ckpt:
+            raise ValueError(f"{path} holds no training state to resume")
+        trained_by = ckpt.get("algorithm", "alphazero")  # (the first checkpoints did not say)
+        if trained_by != self.algorithm:
+            raise ValueError(f"{path} was trained by {trained_by}.py, not {self.algorithm}.py: --resume needs that one")
+        then = dict(self.plain, **ckpt.get("settings") or {})
+        changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v]
+        if changed:
+            raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
+        if ckpt["iterations_done"] >= cfg["iterations"]:
+            raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done, all that --iterations asks: ask "
+                             f"for more to go on")
+        net.load_state_dict(ckpt["state_dict"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        return ckpt["iterations_done"]
 
-    def start(self, fn, jobs, it):  # iteration it's games begin, in the workers (with none: when collected)
+    def play(self, fn, it, **job):
+        """Iteration it's games, joined: fn(**job, n_games=share, rng=stream) in each worker k, with its share of the
+        games and a random stream of its own, seeded (seed, it, k). With cfg's pipeline (alphazero_plus's --pipeline
+        1), the next iteration's games start once these are in, with this job's network (not yet trained on them),
+        and are played while this process trains: every core busy, the games one step behind."""
+        if self.next != it:  # (with the pipeline, begun already)
+            self.start(fn, it, job)
+        results = self.collect()
+        if self.cfg.get("pipeline") and it < self.cfg["iterations"]:
+            self.start(fn, it + 1, job)
+        return tuple(np.concatenate(part) for part in zip(*results))
+
+    def start(self, fn, it, job):  # iteration it's games begin, in the workers (with none: when collected)
+        jobs = [dict(job, n_games=share, rng=np.random.default_rng((self.seed, it, k)))
+                for k, share in enumerate(self.workers.shares(self.cfg["games"]))]
         self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, time.time())
         self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
 
@@ -863,6 +893,10 @@ class Run:
         results = self.workers.collect()
         self.laps, self.phases = (t0, time.time()), {"training": (self.next, time.time())}
         return results
+
+    def step_done(self):  # fit's on_step: the line counts Adam's steps, and hears how the games played meanwhile go
+        self.workers.pump(0)
+        self.show(steps=self.steps + 1)
 
     def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
         self.steps, now = self.steps if steps is None else steps, time.time()
@@ -876,10 +910,10 @@ class Run:
     def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
         (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
         self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
-        self.phases, self.steps, self.it = {k: v for k, v in self.phases.items() if k == "playing"}, 0, it + 1
+        self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
         self.line.clear()
         if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
-            self.save(net, self.out, optimizer, it, cfg)
+            self.save(net, self.out, self.game, optimizer, it, cfg)
             add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
                     f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
@@ -892,6 +926,7 @@ class Run:
             self.line.clear()
             self.workers.close()
             release(self.out)
+            self.restore()
         if not self.out or not isinstance(error, (Stopped, BrokenPipeError, Fault)):
             return
         try:  # what the checkpoint holds, and how to go on: the end of the line that ends the run
@@ -1006,9 +1041,19 @@ def add_row(path, header, row, anew=False):
     write_atomic(path, old + row)
 
 
+class Setting(NamedTuple):
+    """One of a trainer's settings, and its flag: the default (the lab's for tic-tac-toe); for a number, the lowest
+    and highest values it takes; what it means, the flag's help; for a word, the words it takes (choices)."""
+    default: object
+    low: object = None
+    high: object = None
+    meaning: str = ""
+    choices: tuple = ()
+
+
 def command_line(doc, settings, game_settings, games, default, for_play, idle=None):
-    """A trainer's flags: one for each setting, {name: (default, lowest, highest, meaning)} with each game's own
-    default named, then the rest, the same in each; checked, each refusal one line: ranges, flags for training
+    """A trainer's flags: one for each setting ({name: Setting}), with each game's own default named, then the rest,
+    the same in each; checked, each refusal one line: ranges, flags for training
     given to --play and the other way, --resume with --replace, 0 simulations outside --play, a flag that does
     nothing (idle: {name: (other, value)}, name does nothing while the setting other is value). --game module:Class
     imports a game of your own into `games`. default: the default checkpoint's name ("GAME.pt")."""
@@ -1016,12 +1061,14 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", default="connect4", help="tictactoe, connect4, or your own as module:Class (a "
                         "class in an importable module, with the settings' first defaults; default connect4)")
-    for key, (value, lo, hi, meaning) in settings.items():
+    for key, setting in settings.items():
         own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
-        kind = dict(type=type(lo), metavar="X" if type(lo) is float else "N") if type(lo) in (int, float) else \
-            dict(choices=[lo, hi])
-        parser.add_argument(f"--{key.replace('_', '-')}", **kind, help=f"{meaning}" + (
-            f", {lo:g} to {hi:g}" if "type" in kind else "") + f" (default {value}{own})")
+        kind = dict(type=type(setting.low), metavar="X" if type(setting.low) is float else "N")
+        if setting.choices:
+            kind = dict(choices=setting.choices)
+        span = "" if setting.choices else f", {setting.low:g} to {setting.high:g}"
+        parser.add_argument(f"--{key.replace('_', '-')}", **kind,
+                            help=f"{setting.meaning}{span} (default {setting.default}{own})")
     parser.add_argument("--seed", type=int, help="random seed, 0 to 2^32 - 1 (default 0)")
     parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
@@ -1032,7 +1079,7 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
-    ranges = dict({k: s[1:3] for k, s in settings.items() if type(s[1]) in (int, float)}, workers=(1, 256),
+    ranges = dict({k: (s.low, s.high) for k, s in settings.items() if not s.choices}, workers=(1, 256),
                   seed=(0, 2**32 - 1))
     for key, (lo, hi) in ranges.items():
         if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
@@ -1048,8 +1095,8 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     if args.play and args.simulations == 0 and getattr(args, "reuse_tree", None):
         parser.error("--reuse-tree 1 keeps a search's tree, and --simulations 0 searches nothing: drop one")
     for key, (other, value) in (idle or {}).items():
-        now = next(v for v in (getattr(args, other), game_settings.get(args.game, {}).get(other), settings[other][0])
-                   if v is not None)
+        now = next(v for v in (getattr(args, other), game_settings.get(args.game, {}).get(other),
+                               settings[other].default) if v is not None)
         if getattr(args, key) is not None and now == value and not args.play:
             parser.error(f"--{key.replace('_', '-')} does nothing with --{other.replace('_', '-')} {value}" +
                          ("" if getattr(args, other) is not None else " (the default)") + ": drop one")
@@ -1110,9 +1157,11 @@ class NotACheckpoint(ValueError):
     """A path that holds no checkpoint of these scripts (see read_checkpoint)."""
 
 
-def read_checkpoint(path, read):
+def read_checkpoint(path, read, game=None, known=()):
     """read(path), a checkpoint of these scripts (a dict with the game, the size and the weights), or NotACheckpoint
-    in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else."""
+    in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else; then
+    a ValueError for a checkpoint of a game other than `game` (if given), or of one not in `known` (a trainer's
+    GAMES)."""
     try:
         with warnings.catch_warnings():  # (torch warns of a file before it refuses it: the refusal is the one line)
             warnings.simplefilter("ignore")
@@ -1123,6 +1172,11 @@ def read_checkpoint(path, read):
             os.path.getsize(path) == 0 else "not a checkpoint: torch cannot read it")) from None
     if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
         raise NotACheckpoint(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
+    if game and ckpt["game"] != game:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
+    if ckpt["game"] not in known:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, a game that only a trainer's --game {ckpt['game']} "
+                         f"knows")
     return ckpt
 
 

@@ -22,21 +22,22 @@ import numpy as np
 import torch
 
 import games
+from games import Setting
 
 ALGORITHM = "gumbel"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game module:Class adds one of your own
-SETTINGS = {  # each setting once: its default (the lab's for tic-tac-toe), its range, what it means; each a flag
-    "iterations": (40, 1, 10_000, "self-play iterations"),
-    "games": (100, 1, 100_000, "self-play games per iteration"),
-    "simulations": (100, 0, 100_000, "simulations per move; --play takes 0: the raw policy"),
-    "hidden": (128, 1, 4_096, "units in each of the network's two hidden layers"),
-    "steps": (200, 1, 100_000, "Adam steps per iteration"),
-    "batch": (256, 1, 65_536, "minibatch size"),
-    "window": (20, 1, 10_000, "train on the positions of the last N iterations"),
-    "lr": (1e-3, 1e-6, 1.0, "Adam step size"),
-    "weight_decay": (1e-4, 0.0, 1.0, "Adam weight decay"),
-    "considered": (16, 1, 1_000, "moves considered at the root: m = min(N, legal moves)"),
-    "mirror": (0, 0, 1, "1: add the left-right mirror image of every position to the training data")}
+SETTINGS = {  # each setting once, each a flag: its default (the lab's for tic-tac-toe), range and meaning
+    "iterations": Setting(40, 1, 10_000, "self-play iterations"),
+    "games": Setting(100, 1, 100_000, "self-play games per iteration"),
+    "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy"),
+    "hidden": Setting(128, 1, 4_096, "units in each of the network's two hidden layers"),
+    "steps": Setting(200, 1, 100_000, "Adam steps per iteration"),
+    "batch": Setting(256, 1, 65_536, "minibatch size"),
+    "window": Setting(20, 1, 10_000, "train on the positions of the last N iterations"),
+    "lr": Setting(1e-3, 1e-6, 1.0, "Adam step size"),
+    "weight_decay": Setting(1e-4, 0.0, 1.0, "Adam weight decay"),
+    "considered": Setting(16, 1, 1_000, "moves considered at the root: m = min(N, legal moves)"),
+    "mirror": Setting(0, 0, 1, "1: add the left-right mirror image of every position to the training data")}
 GAME_SETTINGS = {  # each game's own defaults (the lab's Part 2 for Connect Four); any other game takes SETTINGS'
     "connect4": dict(hidden=256, iterations=60, simulations=50, steps=400, mirror=1)}
 
@@ -200,15 +201,15 @@ def select_below_root(node):
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: the mover's and the opponent's stones in, move logits and a value in [-1, 1] out."""
+    """The policy-value network: a position's n_inputs numbers in (the mover's and the opponent's stones), a logit
+    for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units."""
 
-    def __init__(self, game, hidden):
+    def __init__(self, n_inputs, n_actions, hidden):
         super().__init__()
-        self.game, self.hidden = game, hidden
-        n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions
-        self.body = torch.nn.Sequential(torch.nn.Linear(n_in, hidden), torch.nn.ReLU(),
+        self.hidden = hidden
+        self.body = torch.nn.Sequential(torch.nn.Linear(n_inputs, hidden), torch.nn.ReLU(),
                                         torch.nn.Linear(hidden, hidden), torch.nn.ReLU())
-        self.policy, self.value = torch.nn.Linear(hidden, n_out), torch.nn.Linear(hidden, 1)
+        self.policy, self.value = torch.nn.Linear(hidden, n_actions), torch.nn.Linear(hidden, 1)
 
     def forward(self, x):
         h = self.body(x)
@@ -219,7 +220,6 @@ class NumpyNet:
     """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
 
     def __init__(self, net):
-        self.game = net.game
         # each layer's weights transposed once, so that a batch of rows x goes through it as x @ w + b
         w = [(layer.weight.detach().numpy().T.copy(), layer.bias.detach().numpy().copy())
              for layer in (net.body[0], net.body[2], net.policy, net.value)]
@@ -301,8 +301,9 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
             np.array(zs, np.float32))
 
 
-def fit(net, optimizer, data, steps, batch, rng):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p."""
+def fit(net, optimizer, data, steps, batch, rng, on_step=None):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p. on_step(), if given, is
+    told after each step (for a progress line)."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     losses = []
     for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
@@ -314,12 +315,14 @@ def fit(net, optimizer, data, steps, batch, rng):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
+        if on_step:
+            on_step()
     return np.mean(losses, axis=0)
 
 
 def settings(game, **overrides):
     """The settings for `game`: SETTINGS' defaults, the game's own (GAME_SETTINGS), then any overrides (None keeps)."""
-    cfg = {key: default for key, (default, *_) in SETTINGS.items()}
+    cfg = {key: setting.default for key, setting in SETTINGS.items()}
     cfg.update(GAME_SETTINGS.get(game, {}))
     cfg.update({k: v for k, v in overrides.items() if v is not None})
     return cfg
@@ -328,29 +331,26 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved); on_iteration(it, net) is told after each iteration and, on a
-    fresh run, at 0."""
+    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts it
+    back at the end); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = Net(game, cfg["hidden"])
+    net = Net(GAMES[game].encoding_size, GAMES[game].n_actions, cfg["hidden"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
     with run or Run() as run:
-        done = run.begin(game, cfg, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
+        done = run.begin(game, cfg, seed, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
         if on_iteration and not done:
             on_iteration(0, net)
         replay = []
         for it in range(done + 1, cfg["iterations"] + 1):
-            # each worker plays its share of the games with the network as it is, and a random stream of its own
-            jobs = [dict(game=game, net=NumpyNet(net), n_games=share, cfg=cfg, rng=np.random.default_rng((seed, it, k)))
-                    for k, share in enumerate(run.workers.shares(cfg["games"]))]
-            x, pi, z = (np.concatenate(part) for part in zip(*run.map(self_play, jobs)))
+            x, pi, z = run.play(self_play, it, game=game, net=NumpyNet(net), cfg=cfg)  # the workers share the games
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
                 pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
-            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng, run.step_done)
             run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
             if on_iteration:
                 on_iteration(it, net)
@@ -370,15 +370,18 @@ def check_game(game, cfg):
 
 
 def start_process():
-    """How every process computes, set first thing in each (the README's Speed section has the numbers)."""
+    """How every process computes, set first thing in each (the README's Speed section has the numbers); returns what
+    puts the caller's ways back (a Run does at its end: train leaves the process that calls it as it was)."""
+    threads, thresholds = torch.get_num_threads(), gc.get_threshold()
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
+    return lambda: (torch.set_num_threads(threads), torch.set_flush_denormal(False), gc.set_threshold(*thresholds))
 
 
-def save(net, path, optimizer=None, iterations_done=None, cfg=None):
-    """Atomically, a temp file then a rename, with what --resume needs: Adam's state, iterations done, settings."""
-    ckpt = {"game": net.game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
+def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):
+    """`game`'s network, atomically, with what --resume needs: Adam's state, iterations done, settings."""
+    ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
     torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
@@ -388,13 +391,10 @@ def save(net, path, optimizer=None, iterations_done=None, cfg=None):
 def load(path, game=None, as_net=True):
     """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
     missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
-    ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True))
-    if game and ckpt["game"] != game or ckpt["game"] not in GAMES:
-        raise ValueError(f"{path} holds a {ckpt['game']} network, " + (f"not {game}" if game else
-                         f"a game that only a trainer's --game {ckpt['game']} knows"))
+    ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True), game, GAMES)
     if not as_net:
         return ckpt
-    net = Net(ckpt["game"], ckpt["hidden"])
+    net = Net(GAMES[ckpt["game"]].encoding_size, GAMES[ckpt["game"]].n_actions, ckpt["hidden"])
     try:
         net.load_state_dict(ckpt["state_dict"])
     except Exception:
@@ -403,38 +403,21 @@ def load(path, game=None, as_net=True):
     return net
 
 
-def resume_from(path, game, cfg, net, optimizer):
-    """Load a training checkpoint into net and optimizer; return its iterations done. Only --iterations may change."""
-    ckpt = load(path, game, as_net=False)  # the game, then the algorithm: alone, before any setting
-    then = dict(settings(None), **ckpt.get("settings") or {})  # a setting added since: its plain default (the
-    # behaviour before it existed), not a game's own
-    changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v]
-    why = ("optimizer" not in ckpt and "holds no training state to resume" or ckpt.get("algorithm") != ALGORITHM and
-           f"was trained by {ckpt['algorithm']}.py, not {ALGORITHM}.py: --resume needs that one" or changed and
-           f"was trained with {', '.join(changed)}: --resume needs the same settings" or
-           ckpt["iterations_done"] >= cfg["iterations"] and f"has {ckpt['iterations_done']} iterations done, all that "
-           f"--iterations asks: ask for more to go on")
-    if why:
-        raise ValueError(f"{path} {why}")
-    net.load_state_dict(ckpt["state_dict"])
-    optimizer.load_state_dict(ckpt["optimizer"])
-    return ckpt["iterations_done"]
-
-
 class Run(games.Run):
     """What train is handed: games.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
-    live line, a clean end) with this file's ways to compute, save, load and resume."""
-    start_process, save, load, resume_from = map(staticmethod, (start_process, save, load, resume_from))
+    live line, a clean end) with this file's ways to compute, save and load, its name and its plain settings."""
+    start_process, save, load = map(staticmethod, (start_process, save, load))
+    algorithm, plain = ALGORITHM, settings(None)  # for --resume (see games.Run.resume_from)
 
 
-def play(net, n_simulations, human_first=True, max_considered=16):
+def play(game, net, n_simulations, human_first=True, max_considered=16):
     """A human against the agent in the terminal."""
     def agent(state, reply):
         root = search([state], net, n_simulations, max_considered)[0]
         chosen = next(ch for ch in root.children if ch.move == best_move(root))
         value = chosen.w / chosen.n if chosen.n else -root.w / root.n  # no search: the network's value
         return games.show_search(state, root, n_simulations, chosen.move, value)
-    games.play_in_terminal(GAMES[net.game](), agent, human_first)
+    games.play_in_terminal(GAMES[game](), agent, human_first)
 
 
 def main():
@@ -448,7 +431,7 @@ def main():
         trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
         if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
             print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["considered"])
+        play(args.game, NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["considered"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
         print(f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"

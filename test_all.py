@@ -618,8 +618,14 @@ def test_puct_score_picks_by_hand():
 # ---------------------------------------------------------------------------------------------------------------
 # alphazero.py: the search, the network, self-play, training, checkpoints, --play
 
+def net_for(module, game, hidden, kind="mlp"):
+    """A trainer's untrained Net for `game`, its sizes read from the game's class (as train makes one)."""
+    g = module.GAMES[game]
+    return module.Net(g.encoding_size, g.n_actions, hidden, *([g.board_shape] if kind == "conv" else []))
+
+
 def test_network_masks_illegal_moves_and_priors_sum_to_one():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
     s = games.ConnectFour()
     for _ in range(6):
         s.play(2)  # column 3 is full
@@ -628,7 +634,7 @@ def test_network_masks_illegal_moves_and_priors_sum_to_one():
 
 
 def test_cached_network_outputs_change_no_search():
-    numpy_net, batches = alphazero.NumpyNet(alphazero.Net("connect4", 32)), []
+    numpy_net, batches = alphazero.NumpyNet(net_for(alphazero, "connect4", 32)), []
     net = lambda x: (batches.append(len(x)), numpy_net(x))[1]  # counts the positions the network is asked about
     states = [s for s in random_connect4_positions(40, seed=1) if not s.is_over()] * 2  # each position twice
     # values to 5 places: the network's float32 sums round a little differently in batches of other sizes
@@ -642,7 +648,7 @@ def test_cached_network_outputs_change_no_search():
 
 
 def test_visit_counts_sum_to_the_simulations():
-    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
+    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 32))
     roots = alphazero.search([games.TicTacToe(), games.TicTacToe()], net, 50, noise=(np.random.default_rng(0), 1.0, 0.25))
     assert [sum(ch.n for ch in r.children) for r in roots] == [50, 50]
     assert all(abs(sum(ch.prior for ch in r.children) - 1) < 1e-9 for r in roots)  # noise keeps priors a distribution
@@ -665,7 +671,7 @@ WORKERS = games.Workers
 
 def plain(module, **overrides):
     """A trainer's settings at its first defaults (alphazero_plus.py's changes all off), with some overridden."""
-    return dict({key: default for key, (default, *_) in module.SETTINGS.items()}, **overrides)
+    return dict({key: setting.default for key, setting in module.SETTINGS.items()}, **overrides)
 
 
 def in_process_workers(n, start):  # n workers' shares of the games, all played in this process: a test sees each
@@ -705,7 +711,7 @@ def test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector(
     import gc
     cfg = module.settings("connect4", simulations=30, reuse_tree=1)  # (gumbel.py has no --reuse-tree: ignored)
     kind = (cfg["net"],) if module is alphazero_plus else ()
-    net = module.NumpyNet(module.Net("connect4", 16, *kind))
+    net = module.NumpyNet(net_for(module, "connect4", 16, *kind))
     gc.collect()
     gc.disable()
     try:
@@ -860,7 +866,7 @@ def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
     # as many moves made as positions came back (tic-tac-toe: no mirror).
     cfg = module.settings("tictactoe", games=9, simulations=4)
     kind = (cfg["net"],) if module is alphazero_plus else ()
-    net = module.NumpyNet(module.Net("tictactoe", cfg["hidden"], *kind))
+    net = module.NumpyNet(net_for(module, "tictactoe", cfg["hidden"], *kind))
     heard = {}
     workers = games.Workers(2, module.start_process)
     try:
@@ -928,9 +934,9 @@ def test_training_is_reproducible_with_workers(tmp_path):
 
 
 def test_checkpoint_round_trip_and_bad_files(tmp_path):
-    net = alphazero.Net("tictactoe", 16)
+    net = net_for(alphazero, "tictactoe", 16)
     path = str(tmp_path / "t.pt")
-    alphazero.save(net, path)
+    alphazero.save(net, path, "tictactoe")
     back = alphazero.load(path, "tictactoe")
     assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
     with pytest.raises(ValueError, match="tictactoe network, not connect4"):
@@ -948,7 +954,7 @@ def test_scripted_play_games_end_as_worked_out(tmp_path):
     # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
     # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
     path = str(tmp_path / "zero.pt")
-    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), path)
+    alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), path, "tictactoe")
     moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
     out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
     assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
@@ -965,7 +971,7 @@ def test_scripted_play_games_end_as_worked_out(tmp_path):
 def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
     path = str(tmp_path / "connect4.pt")
     trainer = alphazero if module == "alphazero" else gumbel
-    trainer.save(trainer.Net("connect4", 16), path)
+    trainer.save(net_for(trainer, "connect4", 16), path, "connect4")
     readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
     block = next(b for b in readme.split("```") if 'alphazero.load("connect4.pt")' in b).removeprefix("python\n")
     lines = block.replace("alphazero", module).replace("connect4.pt", path)
@@ -976,7 +982,7 @@ def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
 
 
 def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
     s = games.ConnectFour()
     root, = alphazero.search([s], net, 60)
     child = max(root.children, key=lambda ch: ch.n)
@@ -1005,7 +1011,7 @@ def test_self_play_keeps_the_subtree_of_the_move_actually_played(module, monkeyp
         calls.append((before, roots or [None] * len(states), found, kept))
         return found
     monkeypatch.setattr(module, "search", recording)
-    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 16))
+    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 16))
     for reuse in (True, False):
         calls.clear()
         module.self_play("tictactoe", net, 6, plain(module, simulations=12, temp_moves=2, reuse_tree=reuse),
@@ -1060,7 +1066,7 @@ def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypat
         assert [line.split(" (")[0] for line in out.splitlines() if line.startswith("the agent plays")] == \
             [f"the agent plays {take}" for take in (1, 3, 3)]
         winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
-        untrained = alphazero.NumpyNet(alphazero.Net("nim", 32))
+        untrained = alphazero.NumpyNet(net_for(alphazero, "nim", 32))
         correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
                    for network in (untrained, net)]
         assert correct[1] == len(winning) > correct[0]
@@ -1170,7 +1176,7 @@ def test_the_value_target_is_the_outcome_for_the_player_to_move():
 def biased_net(module):
     """Every weight 0 but the output biases, ln 2 on move 0's logit and atanh 0.6 on the value: the same output for
     every position, priors 2 / 10 on move 0 and 1 / 10 on each other, v = 0.6."""
-    net = zeroed(module.Net("tictactoe", 8))
+    net = zeroed(net_for(module, "tictactoe", 8))
     with torch.no_grad():
         net.policy.bias[0] = math.log(2)
         net.value.bias[0] = math.atanh(0.6)
@@ -1201,9 +1207,9 @@ def test_the_losses_of_a_batch_by_hand(module):
 def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
     """--play with the agent first, stopped at the human's first move: the rows of the agent's table."""
     monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
-    net = module.NumpyNet(zeroed(module.Net(game, 8)))
+    net = module.NumpyNet(zeroed(net_for(module, game, 8)))
     with pytest.raises(EOFError):
-        module.play(net, n_simulations, human_first=False)
+        module.play(game, net, n_simulations, human_first=False)
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
     return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
@@ -1219,7 +1225,7 @@ def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatc
     # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
     # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
     # node, its visits kept; without, the next search starts from nothing.
-    net = alphazero.NumpyNet(zeroed(alphazero.Net("tictactoe", 8)))
+    net = alphazero.NumpyNet(zeroed(net_for(alphazero, "tictactoe", 8)))
     root = alphazero.search([games.TicTacToe()], net, 120)[0]
     chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
     reply = max(chosen.children, key=lambda ch: ch.n)
@@ -1234,7 +1240,7 @@ def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatc
         answers = iter([name])  # then no more: StopIteration ends the game
         monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
         with pytest.raises(StopIteration):
-            alphazero.play(net, 120, human_first=False, reuse_tree=reuse)
+            alphazero.play("tictactoe", net, 120, human_first=False, reuse_tree=reuse)
         assert starts == [0, expected]
         monkeypatch.setattr(alphazero, "search", search)
     capsys.readouterr()
@@ -1243,7 +1249,7 @@ def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatc
 def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monkeypatch):
     path = str(tmp_path / "n.pt")
     monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
-    alphazero.save(alphazero.Net("letters", 4), path)
+    alphazero.save(net_for(alphazero, "letters", 4), path, "letters")
     monkeypatch.delitem(alphazero.GAMES, "letters")
     with pytest.raises(ValueError, match=r"n.pt holds a letters network, a game that only a trainer's --game letters "
                                          r"knows$"):
@@ -1257,7 +1263,7 @@ def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, 
     monkeypatch.setitem(module.GAMES, "letters", Letters)
     monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
     cfg = module.settings("letters")
-    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"][0] == 256
+    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"].default == 256
     partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
     with pytest.raises(ValueError, match=r"^the settings for letters lack batch, mirror: settings\(\) gives every one$"):
         module.train("letters", partial, 0, module.Run(1))
@@ -1397,12 +1403,12 @@ def test_every_trainers_load_refuses_another_games_checkpoint_naming_both(saver,
     # reads: ValueError in one line that names the game it holds and the game asked for
     for held, asked in (("tictactoe", "connect4"), ("connect4", "tictactoe")):
         path = str(tmp_path / f"{held}.pt")
-        saver.save(saver.Net(held, 8), path)
+        saver.save(net_for(saver, held, 8), path, held)
         for as_net in (True, False):
             with pytest.raises(ValueError) as e:
                 loader.load(path, asked, as_net=as_net)
             assert str(e.value) == f"{path} holds a {held} network, not {asked}"
-        assert loader.load(path, held).game == held  # its own game loads
+        assert loader.load(path, held).policy.out_features == loader.GAMES[held].n_actions  # its own game loads
 
 
 # Each trainer, one setting it has (deleted from the saved settings as a checkpoint from before it would lack it),
@@ -1421,25 +1427,26 @@ def test_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_defau
     # A checkpoint after 1 iteration (2 Adam steps taken), its settings without `key`. resume_from with the settings
     # at that setting's plain default goes on: it returns 1, and the network and Adam's step count are the saved
     # ones. Asking for the other value is refused: the checkpoint counts as trained with the plain default.
-    assert module.SETTINGS[key][0] == default
+    assert module.SETTINGS[key].default == default
     cfg = module.settings(game, iterations=3, hidden=8, **{key: default})
-    net = module.Net(game, 8)
+    net = net_for(module, game, 8)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
     for _ in range(2):
         optimizer.zero_grad()
         sum(out.sum() for out in net(torch.ones(2, module.GAMES[game].encoding_size))).backward()
         optimizer.step()
     path = str(tmp_path / "old.pt")
-    module.save(net, path, optimizer, 1, {k: v for k, v in cfg.items() if k != key})
+    module.save(net, path, game, optimizer, 1, {k: v for k, v in cfg.items() if k != key})
     assert key not in torch.load(path, weights_only=True)["settings"]
-    fresh = module.Net(game, 8)
+    fresh = net_for(module, game, 8)
     fresh_optimizer = torch.optim.Adam(fresh.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    assert module.resume_from(path, game, cfg, fresh, fresh_optimizer) == 1
+    resume = module.Run(out=path, resume=True).resume_from
+    assert resume(game, cfg, fresh, fresh_optimizer) == 1
     assert all(torch.equal(a, b) for a, b in zip(net.parameters(), fresh.parameters()))
     assert all(int(st["step"]) == 2 for st in fresh_optimizer.state_dict()["state"].values())
     with pytest.raises(ValueError) as e:
-        module.resume_from(path, game, dict(cfg, **{key: other}), module.Net(game, 8),
-                           torch.optim.Adam(module.Net(game, 8).parameters()))
+        resume(game, dict(cfg, **{key: other}), net_for(module, game, 8),
+               torch.optim.Adam(net_for(module, game, 8).parameters()))
     assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: --resume needs the same settings"
 
 
@@ -1487,7 +1494,7 @@ def test_gumbels_mixed_value_takes_the_roots_network_value_for_the_player_to_mov
 
 
 def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
     for seed in range(5):
         root, = gumbel.search([games.ConnectFour()], net, 2, rng=np.random.default_rng(seed))
         score = {ch.move: root.gumbel[ch.move] + np.log(ch.prior) for ch in root.children}
@@ -1496,7 +1503,7 @@ def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
 
 
 def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
-    net = alphazero.NumpyNet(alphazero.Net("tictactoe", 32))
+    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 32))
     x, pi, z = gumbel.self_play("tictactoe", net, 4, plain(gumbel, simulations=4), np.random.default_rng(0))
     assert np.allclose(pi.sum(axis=1), 1)
     occupied = (x[:, :9] + x[:, 9:]) > 0
@@ -1548,7 +1555,7 @@ def test_gumbel_considers_the_top_m_of_g_plus_logits_and_plays_by_them():
 
 
 def test_gumbel_search_without_noise_is_deterministic():
-    net = alphazero.NumpyNet(alphazero.Net("connect4", 32))
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
     runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
     assert runs[0] == runs[1] and sum(runs[0]) == 16
 
@@ -1609,16 +1616,16 @@ def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
 
 
 def test_the_lr_cycle_rises_and_falls_around_the_step_size_and_only_when_asked():
-    # CYCLE_LOW 0.1, 4 steps: the steps sit at 1/8, 3/8, 5/8, 7/8 of the cycle, where the triangle 1 - |2x - 1| is
+    # low 0.1 (the default), 4 steps: the steps sit at 1/8, 3/8, 5/8, 7/8 of the cycle, where the triangle 1 - |2x - 1| is
     # 0.25, 0.75, 0.75, 0.25; the factor (0.1 + 0.9 t) * 2 / 1.1: 0.325 / 0.55 = 0.59091 and 0.775 / 0.55 = 1.40909
     # (mean 1). Around the optimizer's 3e-3: 1.7727e-3, 4.2273e-3, 4.2273e-3, 1.7727e-3; without --lr-cycle, 3e-3 each.
     for cycle, expected in ((1, [1.7727e-3, 4.2273e-3, 4.2273e-3, 1.7727e-3]), (0, [3e-3] * 4)):
-        net = alphazero_plus.Net("tictactoe", 8)
+        net = net_for(alphazero_plus, "tictactoe", 8)
         optimizer = torch.optim.Adam(net.parameters(), lr=3e-3)
         seen = []
         optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append(opt.param_groups[0]["lr"]))
         data = [(np.ones((5, 18), np.float32), np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32))]
-        alphazero_plus.fit(net, optimizer, data, 4, 2, np.random.default_rng(0), cycle)
+        alphazero_plus.fit(net, optimizer, data, 4, 2, np.random.default_rng(0), cycle=cycle)
         assert seen == pytest.approx(expected, abs=1e-7)
         assert optimizer.param_groups[0]["lr"] == 3e-3  # as it was: the checkpoint records the iteration's rate
     assert alphazero_plus.one_cycle(0, 2) == pytest.approx(1.0) and alphazero_plus.one_cycle(0, 1) > 1.8  # the peak
@@ -1657,8 +1664,8 @@ def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
 
 
 def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
-    net, path = alphazero.Net("connect4", 16), str(tmp_path / "old.pt")
-    alphazero.save(net, path)  # alphazero.py's: no "net" entry
+    net, path = net_for(alphazero, "connect4", 16), str(tmp_path / "old.pt")
+    alphazero.save(net, path, "connect4")  # alphazero.py's: no "net" entry
     back = alphazero_plus.load(path)
     assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
 
@@ -1667,7 +1674,7 @@ def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
 @pytest.mark.parametrize("game", ["tictactoe", "connect4"])
 def test_conv_numpy_forward_equals_torch(module, game):
     torch.manual_seed(1)
-    net = module.Net(game, 32, "conv")
+    net = net_for(module, game, 32, "conv")
     x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
     logits, value = net(torch.from_numpy(x))
     numpy_logits, numpy_value = module.NumpyNet(net)(x)
@@ -1889,9 +1896,9 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
     used, after, start = {}, {}, alphazero_plus.Run.start
 
-    def recording(run, fn, jobs, it):  # the first layer's weights of the network each iteration's games get
-        used[it] = jobs[0]["net"].w1.copy()
-        return start(run, fn, jobs, it)
+    def recording(run, fn, it, job):  # the first layer's weights of the network each iteration's games get
+        used[it] = job["net"].w1.copy()
+        return start(run, fn, it, job)
     monkeypatch.setattr(alphazero_plus.Run, "start", recording)
     lines = []
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
@@ -1923,8 +1930,8 @@ def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
     # --fast-simulations equal to --simulations (or above it when every move is searched in full), --window-start
     # equal to --window
     assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
-                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final is where the step size " \
-                                                   "falls to from --lr: at most 0.001, not 0.5"
+                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final 0.5 must be at most " \
+                                                   "--lr 0.001: the step size falls to it"
     check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
     with pytest.raises(ValueError, match=r"^--fast-simulations, the cheap searches \(6\), must be at most "
                                          r"--simulations 5$"):
@@ -2113,7 +2120,7 @@ def test_a_checkpoint_whose_csv_would_be_itself_is_refused(tmp_path):
 
 def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
     path = tmp_path / "c.pt"
-    alphazero_plus.save(alphazero_plus.Net("connect4", 8, "conv"), str(path))
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8, "conv"), str(path), "connect4")
     for script in ("alphazero.py", "gumbel.py"):
         assert exit_message(script, "--play", "--checkpoint", str(path)) == \
             f"{script}: error: {path} holds a conv network, which {script} cannot build"
@@ -2148,7 +2155,7 @@ def test_the_terminal_table_counts_the_visits_kept_before_the_search_adds_to_the
         roots[0].n if roots[0] else 0) or search(states, *a, roots=roots, **k))
     monkeypatch.setattr(games, "show_search", lambda *a: told.append(a[5]) or a[3])
     monkeypatch.setattr(sys, "stdin", io.StringIO("a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"))  # the free ones
-    module.play(module.NumpyNet(module.Net("tictactoe", 16)), 200, human_first=True, reuse_tree=True)
+    module.play("tictactoe", module.NumpyNet(net_for(module, "tictactoe", 16)), 200, human_first=True, reuse_tree=True)
     assert told == received and told[0] == 0 and max(told) > 0 and all(n < 200 for n in told)
 
 
@@ -2357,7 +2364,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
 
 def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
     path = tmp_path / "t.pt"
-    alphazero.save(zeroed(alphazero.Net("tictactoe", 8)), str(path))
+    alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), str(path), "tictactoe")
     out = run("evaluate.py", "--checkpoint", str(path), "--quick", "--json", str(tmp_path / "r.json"), "--workers", "1")
     assert out.returncode == 0, out.stderr
     rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
@@ -2557,7 +2564,7 @@ def drawn_starts(monkeypatch):
 
 def tiny(module, game):
     torch.manual_seed(0)
-    return module.NumpyNet(module.Net(game, 8))
+    return module.NumpyNet(net_for(module, game, 8))
 
 
 def quick_args(**kwargs):
@@ -2583,7 +2590,7 @@ def test_evaluate_checkpoint_reports_draws_as_one_half(monkeypatch, tmp_path, ca
     drawn_starts(monkeypatch)
     for game in ("connect4", "tictactoe"):
         path = str(tmp_path / f"{game}.pt")
-        alphazero.save(alphazero.Net(game, 8), path)
+        alphazero.save(net_for(alphazero, game, 8), path, game)
         if game == "connect4":
             monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
             ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
@@ -2627,14 +2634,14 @@ def record_search(monkeypatch, seen):
 def test_search_options_and_load_any_give_the_solver_a_checkpoint_records(solver, tmp_path):
     cfg = alphazero_plus.settings("connect4", solver=solver)
     path = str(tmp_path / "p.pt")
-    alphazero_plus.save(alphazero_plus.Net("connect4", 8), path, cfg=cfg)
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=cfg)
     expected = {"solver": solver} if solver else {}
     assert evaluate.search_options(cfg) == expected
-    net, algorithm, options = evaluate.load_any(path)
-    assert algorithm == "alphazero_plus" and options == expected and net.game == "connect4"
+    net, game, algorithm, options = evaluate.load_any(path)
+    assert algorithm == "alphazero_plus" and options == expected and game == "connect4"
     # a network from alphazero.py records no solver (training settings without it, or none at all): none
-    alphazero.save(alphazero.Net("connect4", 8), path)
-    assert evaluate.load_any(path)[1:] == ("alphazero", {})
+    alphazero.save(net_for(alphazero, "connect4", 8), path, "connect4")
+    assert evaluate.load_any(path)[1:] == ("connect4", "alphazero", {})
 
 
 @pytest.mark.parametrize("game, solver", [("connect4", 2), ("connect4", 1), ("tictactoe", 1), ("connect4", 0)])
@@ -2643,7 +2650,7 @@ def test_evaluate_checkpoint_searches_with_the_solver_its_settings_record(game, 
     # The first search of the measure (after the raw policy's games) is alphazero_plus's, with solver=N as saved;
     # a checkpoint trained with --solver 0 searches with no solver option at all
     path = str(tmp_path / "p.pt")
-    alphazero_plus.save(alphazero_plus.Net(game, 8), path, cfg=alphazero_plus.settings(game, solver=solver))
+    alphazero_plus.save(net_for(alphazero_plus, game, 8), path, game, cfg=alphazero_plus.settings(game, solver=solver))
     seen = []
     record_search(monkeypatch, seen)
     with pytest.raises(Searched):
@@ -2838,7 +2845,7 @@ def perfect_net(x):
 def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network():
     perfect = further.policy_measures(perfect_net)
     assert perfect == {"optimal": 1.0, "common_optimal": 1.0, "blind_spots": 0}
-    untrained = further.policy_measures(alphazero.NumpyNet(alphazero.Net("tictactoe", 32)))
+    untrained = further.policy_measures(alphazero.NumpyNet(net_for(alphazero, "tictactoe", 32)))
     assert untrained["blind_spots"] > 100 and untrained["optimal"] < 0.9
     assert len(further.common_positions()) < 4520 and all(not s.is_over() for s in further.common_positions())
 
@@ -2946,7 +2953,7 @@ def test_further_reports_count_draws_as_draws(monkeypatch, capsys):
 def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver, monkeypatch, tmp_path, capsys):
     # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player)
     path = str(tmp_path / "p.pt")
-    alphazero_plus.save(alphazero_plus.Net("connect4", 8), path, cfg=alphazero_plus.settings("connect4", solver=solver))
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=alphazero_plus.settings("connect4", solver=solver))
     seen = []
     record_search(monkeypatch, seen)
     with pytest.raises(Searched):
@@ -3012,7 +3019,7 @@ def test_gumbel_cli_trains_and_plays(tmp_path):
               "--workers", "1", "--out", path)
     assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
     assert torch.load(path, weights_only=True)["iterations_done"] == 1
-    gumbel.save(zeroed(gumbel.load(path)), path)  # the raw policy takes the lowest free cell
+    gumbel.save(zeroed(gumbel.load(path)), path, "tictactoe")  # the raw policy takes the lowest free cell
     out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent", "--simulations",
               "0", stdin="a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n")
     assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
@@ -3068,7 +3075,7 @@ def test_bad_checkpoints_and_csvs_are_named_in_words(tmp_path):
 
 def test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_plays(tmp_path):
     path = tmp_path / "g.pt"
-    gumbel.save(gumbel.Net("tictactoe", 8), str(path))
+    gumbel.save(net_for(gumbel, "tictactoe", 8), str(path), "tictactoe")
     for script, says in (("alphazero.py", f"{path} was trained by gumbel.py; alphazero.py's search plays it here"),
                          ("gumbel.py", None)):
         result = run(script, "--game", "tictactoe", "--play", "--checkpoint", str(path), stdin="")
@@ -3262,7 +3269,7 @@ def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, sign, t
     """Early (numpy is loading) and late (at work, or the game waiting for a move): one line, status 130."""
     import signal
     path = tmp_path / "t.pt"
-    alphazero.save(alphazero.Net("tictactoe", 8), str(path))
+    alphazero.save(net_for(alphazero, "tictactoe", 8), str(path), "tictactoe")
     for when in ("loading", sign):
         names = {"PT": str(path), "OUT": str(tmp_path / f"o{len(when)}.pt"), "JSON": str(tmp_path / "r.json")}
         p = started([names.get(a, a) for a in argv], when, stdin)
@@ -3401,7 +3408,7 @@ def test_outputs_replace_only_their_own_kind(tmp_path):
     # --json onto a checkpoint, --out (even with --replace) onto a text file or beside someone else's CSV: refused in
     # one line that says what the path holds, and nothing written; the project's own kinds are replaced
     ckpt, notes, json_path = tmp_path / "c.pt", tmp_path / "notes.txt", tmp_path / "r.json"
-    alphazero.save(alphazero.Net("tictactoe", 8), str(ckpt))
+    alphazero.save(net_for(alphazero, "tictactoe", 8), str(ckpt), "tictactoe")
     notes.write_text("my notes\n")
     (tmp_path / "mine.csv").write_text("a,b\n1,2\n")
     json_path.write_text('{"mine": 1}')
