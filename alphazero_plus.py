@@ -630,8 +630,8 @@ def main():
              cfg["solver"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
-        print(f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
-              + (f" --checkpoint {path}" if path != default else ""))
+        return (f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
+                + (f" --checkpoint {path}" if path != default else ""))  # the last words: run_main prints them
 
 
 if __name__ == "__main__":

@@ -201,7 +201,7 @@ def part_blog(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The lab (seed 003): the perfect tic-tac-toe player, Connect Four opponents, matches
+# The lab (seed 003): its expected results, and the exact tic-tac-toe solution its tables are measured against
 
 @dataclasses.dataclass
 class TicTacToeRow:
@@ -281,8 +281,14 @@ def tictactoe_positions():
     return [s for key, s in sorted(reached(games.TicTacToe.legal_moves).items())]
 
 
-# A player takes a batch of states (one per game running side by side) and their random generators, and returns
-# a move for each: the network's agent searches all its games at once, with one batched network call a simulation.
+# ----------------------------------------------------------------------------------------------------------------
+# Players and matches: the arena every table plays in (alpha-zero-general's Arena.py is the model). A player takes a
+# batch of states (one per game running side by side) and their random generators, and returns a move for each:
+# Agent (a network, its search run over all its games at once: one batched network call a simulation), the random,
+# perfect (tic-tac-toe) and tactical (Connect Four) players, and UCTPlayer. play_match plays a batch of games from
+# random openings, each side first in half of them. A job is what a table measures: `size` games (Match) or
+# positions (OptimalMoves; further.py has its own), cut into pieces that run side by side in the worker processes
+# (`run(indices)`, returning a list) and then added up (`total`); run_jobs runs the pieces of many jobs at once.
 
 class Agent:
     """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero", "gumbel" or
@@ -365,9 +371,6 @@ def play_match(game, agent, opponent, indices, seed, opening):
     return [s.result() if first else 1 - s.result() for s, first in zip(states, agent_first)], states
 
 
-# A job is what a table measures: `size` games or positions, cut into pieces that run side by side in the pool
-# (`run(indices)` in a worker, returning a list), then added up (`total`). further.py defines its own.
-
 @dataclasses.dataclass
 class Match:
     """Games of `agent` against `opponent`. Game i starts from opening i // 2 (`opening` random moves) with the agent
@@ -446,6 +449,9 @@ def run_piece(piece):
 def mean(scores):
     return sum(scores) / len(scores)
 
+
+# ----------------------------------------------------------------------------------------------------------------
+# The lab's parts: networks trained and measured, a table each
 
 def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
@@ -1114,8 +1120,8 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         os._exit(e.status)  # at once: no exit handler waits for anything
     finally:
         POOL.close()
+    games.ignore_stops()  # the work is over: the last line comes whatever signal follows
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
-    games.ignore_stops()
 
 
 if __name__ == "__main__":

@@ -28,9 +28,8 @@ import alphazero
 import alphazero_plus
 import evaluate
 import games
-from evaluate import (ALGORITHMS, NAMES, Agent, Check, Match, UCTPlayer, after, mean, optimal_moves, parallel,
-                      perfect_player, play_match, progress, pyplot, reached, run_jobs, snapshots_of, solve, table,
-                      tactical_player, time_split, tictactoe_positions, train_one, winning_columns)
+from evaluate import (Agent, Match, UCTPlayer, mean, parallel, perfect_player, play_match, run_jobs, tactical_player,
+                      winning_columns)  # the arena (see evaluate.py's section); the rest as evaluate.NAME
 
 # The exact Connect Four solver: Pascal Pons' method on the game's bitboards (bit 7 * column + row, the top bit of
 # each column always empty). Negamax with alpha-beta over null windows, a table of bounds, only moves that do not
@@ -127,7 +126,7 @@ def connect4_move_value(state, move, bounds=None):
     """The exact value, for the player to move, of playing `move`."""
     if move in winning_columns(state, state.moves % 2):
         return (43 - state.moves) // 2
-    return -solve_connect4(after(state, move), bounds)
+    return -solve_connect4(evaluate.after(state, move), bounds)
 
 
 def connect4_move_values(state, bounds=None):
@@ -183,7 +182,6 @@ class Truth(Match):
         return {"fraction": round(kept / judged, 3) if judged else math.nan, "judged": judged, "skipped": skipped}
 
 
-
 class SolverPlayer:
     """The solver as a player, where it can solve: uniformly among the moves of the best exact value. Pure Python
     cannot solve the first moves of a game (an opening book or compiled code would), so below TRUTH_MIN_STONES
@@ -234,7 +232,6 @@ class VersusSolver:
         return games
 
 
-
 @dataclasses.dataclass
 class ReportSizes:
     """How much connect4_report measures: games against the tactical player and against UCT, UCT's simulations,
@@ -270,7 +267,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
                                         budget=n.truth_budget)
     positions = read_benchmark()[::40] if args.quick else read_benchmark()  # --quick: 5 in each set
     jobs.update(benchmark_jobs(agent, positions, "benchmark: ", (0, 10, 20) if args.quick else BENCHMARK_SIMULATIONS))
-    progress(f"measuring {name}: {n.v_tactical} games against the tactical player, {n.v_uct} against "
+    evaluate.progress(f"measuring {name}: {n.v_tactical} games against the tactical player, {n.v_uct} against "
              f"UCT-{n.uct}, {2 * n.v_solver} against the solver player, the truth along {n.truth}")
     r = run_jobs(jobs, args.workers)
     benchmark = {k.removeprefix("benchmark: "): r.pop(k) for k in list(r) if k.startswith("benchmark: ")}
@@ -288,7 +285,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
                                                    f"{p['first_draws']})"],
              [f"search {deep} v solver, second", f"lasted {p['second_moves']} moves on average, lost "
                                                     f"{p['games_each'] - p['second_not_lost']} of {p['games_each']}"]]
-    table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
+    evaluate.table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
           f"the fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
           f"{TRUTH_MIN_STONES}+ stones, along {n.truth} games against the tactical player.\n  The solver player: the solver's "
           f"best moves from the empty board, except below {TRUTH_MIN_STONES} stones or beyond {n.solver_budget:,} nodes, where "
@@ -298,7 +295,6 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
     benchmark_table(name, benchmark, len(positions) // len(SETS))
     ours["benchmark"] = benchmark
     return ours
-
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -374,7 +370,8 @@ def benchmark_table(name, rates, size=200):
     columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **rates}
     rows = [[s] + [f"{100 * columns[c][s]:.1f}%" for c in columns] for s in SETS]
     rows.append(["average"] + [f"{100 * statistics.mean(columns[c].values()):.1f}%" for c in columns])
-    table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  ({size} "
+    evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n "
+                   f" ({size} "
           f"positions from random games in each set, every move valued by a public perfect solver)", ["set", *columns],
           rows)
 
@@ -434,7 +431,8 @@ def further_solver(args):
                                "median_seconds": round(statistics.median(judged), 4) if judged else None}
         rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
                      f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
-    table(f"Going further: the exact Connect Four solver against a public perfect solver ({len(found)} positions of "
+    evaluate.table(f"Going further: the exact Connect Four solver against a public perfect solver ({len(found)} "
+                   f"positions of "
           f"{args.c4_positions.split(os.sep)[-1]},\n  at most {budget[1]:,} nodes each with 14+ stones, {budget[0]:,} "
           f"below)",
           ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
@@ -446,8 +444,8 @@ def further_solver(args):
           f"position with 14 or more stones was judged (a median {median:.4f} CPU-s each)")
     agree = all(r[1] for r in judged)
     return {"bands": bands, "budget": budget, "median_seconds_14": median,
-            "checks": [Check("the solver agrees on every position it judged", agree, True, agree),
-                       Check("every position with 14+ stones judged", every14, True, every14)]}
+            "checks": [evaluate.Check("the solver agrees on every position it judged", agree, True, agree),
+                       evaluate.Check("every position with 14+ stones judged", every14, True, every14)]}
 
 
 def answer(args, text):
@@ -458,7 +456,7 @@ def answer(args, text):
 def part_2_results(args):
     """Part 2's snapshots and their scores, which the Connect Four questions start from. Part 2 runs here, its
     training and its matches, printing its tables: the same seed trains the same networks."""
-    progress("further: Part 2 first (the same seed: the same networks)")
+    evaluate.progress("further: Part 2 first (the same seed: the same networks)")
     scores = evaluate.part_2(args)["ours"]
     cfg, nets, _, clock, _ = evaluate.part_2_training(args.quick, args.seed, args.workers)
     n_tactical, uct_games, uct_sims = evaluate.part_2_sizes(args.quick)
@@ -472,14 +470,15 @@ def further_truth(args, part2):
     nets, uct = part2["nets"], {it: part2["scores"][it].search_v_uct for it in part2["nets"]}
     n_games = 4 if args.quick else 40
     sims = part2["simulations"]
-    progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
+    evaluate.progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
     budget = 20_000 if args.quick else TRUTH_BUDGET
     jobs = {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, n_games, args.seed, budget=budget)
             for it, net in nets.items() for label, n in (("policy", 0), ("search", sims))}
     r = run_jobs(jobs, args.workers)
     rows = [[it, r[f"{it}:policy"]["fraction"], r[f"{it}:search"]["fraction"], r[f"{it}:search"]["judged"],
              f"{uct[it]:.2f}"] for it in nets]
-    table(f"Going further: measuring against the truth. Along {n_games} games against the tactical player (random "
+    evaluate.table(f"Going further: measuring against the truth. Along {n_games} games against the tactical player "
+                   f"(random "
           f"two-move openings, both colours),\n  the fraction of the agent's moves that keep the position's exact "
           f"outcome (positions with {TRUTH_MIN_STONES}+ stones the solver judges), beside the score against "
           f"UCT-{part2['uct_sims']}", ["iteration", "policy: truth", f"search {sims}: truth", "moves judged",
@@ -540,9 +539,9 @@ def further_conv(args, part2, truth):
     keep = [it for it in part2["nets"] if 0 < it <= 40]
     cfg = lab_settings("connect4", net="conv", iterations=keep[-1], games=10 if args.quick else None,
                        steps=10 if args.quick else None, simulations=part2["simulations"])
-    progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
-    nets, _, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
-    progress(f"further: measuring {len(keep)} convolutional networks")
+    evaluate.progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
+    nets, _, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
+    evaluate.progress(f"further: measuring {len(keep)} convolutional networks")
     jobs = {}
     for it in keep:
         jobs.update(strength_jobs(nets[it], cfg["simulations"], args, tag=f"{it}:", labels=("search",)))
@@ -553,7 +552,8 @@ def further_conv(args, part2, truth):
                     seconds=round(part2["clock"][it])) for it in part2["nets"] if it > 0}
     columns = ("search_v_tactical", "search_v_uct", "search_truth", "seconds")
     uct = part2["uct_sims"]
-    table(f"Going further: a convolutional network (two 3x3 convolutions, 32 channels) against the lab's MLP, both at "
+    evaluate.table(f"Going further: a convolutional network (two 3x3 convolutions, 32 channels) against the lab's "
+                   f"MLP, both at "
           f"Part 2's settings\n  search with {cfg['simulations']} simulations: score against the tactical player and "
           f"UCT-{uct}, truth fraction, and cumulative training seconds",
           ["iteration", "mlp v tactical", "conv", f"mlp v UCT-{uct}", "conv", "mlp truth", "conv", "mlp seconds",
@@ -576,24 +576,26 @@ def further_gumbel(args, part2):
     """Part 3a's question in Connect Four: trained with 4 and with 8 simulations a move, PUCT against Gumbel."""
     budgets = (4, 8)
     runs = [(a, sims) for sims in budgets for a in ("alphazero", "gumbel")]
-    cfgs = {(a, sims): ALGORITHMS[a].settings("connect4", simulations=sims, iterations=2 if args.quick else 30,
+    cfgs = {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims, iterations=2 if args.quick else 30,
                                               games=10 if args.quick else None, steps=10 if args.quick else None)
             for a, sims in runs}
     iterations = cfgs[runs[0]]["iterations"]
-    progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, {iterations} "
+    evaluate.progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, "
+                      f"{iterations} "
              f"iterations each, the four side by side")
-    snapshots, _ = zip(*parallel(train_one, [(a, "connect4", cfgs[a, sims], args.seed, (iterations,))
+    snapshots, _ = zip(*parallel(evaluate.train_one, [(a, "connect4", cfgs[a, sims], args.seed, (iterations,))
                                              for a, sims in runs]))
     nets = [s[iterations] for s in snapshots]
-    progress("further: measuring the four networks")
+    evaluate.progress("further: measuring the four networks")
     jobs = {}
     for (a, sims), net in zip(runs, nets):
         jobs.update(strength_jobs(net, sims, args, f"{a}:{sims}:", algorithm=a))
     r = run_jobs(jobs, args.workers)
-    ours = {f"{NAMES[a]} {sims}": strengths(r, f"{a}:{sims}:") for a, sims in runs}
+    ours = {f"{evaluate.NAMES[a]} {sims}": strengths(r, f"{a}:{sims}:") for a, sims in runs}
     columns = ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_v_uct", "search_truth")
     uct = part2["uct_sims"]
-    table(f"Going further: training Connect Four with few simulations, PUCT against Gumbel search ({iterations} "
+    evaluate.table(f"Going further: training Connect Four with few simulations, PUCT against Gumbel search "
+                   f"({iterations} "
           f"iterations of Part 2's settings)\n  the raw policy and search at the training budget: score against the "
           f"tactical player and UCT-{uct}, truth fraction",
           ["", "policy v tactical", "policy truth", "search v tactical", f"search v UCT-{uct}", "search truth"],
@@ -629,18 +631,19 @@ def losses_by_opening(scores, seed):
 @functools.lru_cache(maxsize=1)
 def common_positions():
     """The positions that arise when both sides play only optimal moves, from the empty board."""
-    return list(reached(optimal_moves).values())
+    return list(evaluate.reached(evaluate.optimal_moves).values())
 
 
 def policy_measures(net):
     """The raw policy over the 4,520 positions: its optimal-move fraction there and over the common positions, and
     its blind spots: positions where its move worsens the exact outcome (a win to a draw or loss, a draw to a loss)."""
-    positions, common = tictactoe_positions(), {s.key() for s in common_positions()}
+    positions, common = evaluate.tictactoe_positions(), {s.key() for s in common_positions()}
     moves = Agent(net, 0)(positions, [None] * len(positions))
-    optimal = [m in optimal_moves(s) for s, m in zip(positions, moves)]
+    optimal = [m in evaluate.optimal_moves(s) for s, m in zip(positions, moves)]
     return {"optimal": round(mean(optimal), 3),
             "common_optimal": round(mean([o for s, o in zip(positions, optimal) if s.key() in common]), 3),
-            "blind_spots": sum(-solve(after(s, m)) < solve(s) for s, m in zip(positions, moves))}
+            "blind_spots": sum(-evaluate.solve(evaluate.after(s, m)) < evaluate.solve(s)
+                               for s, m in zip(positions, moves))}
 
 
 def spread(values, digits=3):
@@ -660,12 +663,13 @@ def further_tictactoe(args):
                               simulations=10 if q else None, steps=10 if q else None, **o)
             for way, o in ways.items()}
     runs = [(way, seed) for way in ways for seed in seeds]
-    progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
+    evaluate.progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
              f"iterations each, side by side")
-    snapshots, _ = zip(*parallel(train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep)
+    snapshots, _ = zip(*parallel(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep)
                                              for way, seed in runs]))
     nets = dict(zip(runs, snapshots))
-    progress(f"further: measuring {len(runs)} networks: {n_games} games against the perfect player each, policy and "
+    evaluate.progress(f"further: measuring {len(runs)} networks: {n_games} games against the perfect player each, "
+                      f"policy and "
              f"search, and the raw policy on every position")
     jobs = {}
     for run in runs:
@@ -692,7 +696,8 @@ def further_tictactoe(args):
                                           for label in ("policy", "search")]
             + [final[run]["optimal"], final[run]["common_optimal"], final[run]["blind_spots"]]
             for way in ("default", "random openings 0.25") for run in by_way[way]]
-    table(f"Going further: curing the blind spot. Part 1 retrained with --random-openings 0.25 against the default, "
+    evaluate.table(f"Going further: curing the blind spot. Part 1 retrained with --random-openings 0.25 against "
+                   f"the default, "
           f"3 seeds each, iteration {keep[-1]}\n  losses in {n_games} games against the perfect player (those after its "
           f"edge opening, of all), for the raw policy and search; the raw policy's optimal-move fraction",
           ["", "policy: edge losses", "search: edge losses", "optimal (4,520)", f"optimal (common {n_common})",
@@ -714,7 +719,8 @@ def further_tictactoe(args):
             + [spread([total(run, label) for run in by_way[way]], 1) for label in ("policy", "search")]
             + [spread([final[run]["blind_spots"] for run in by_way[way]], 1)]
             for way in ways if way != "random openings 0.25"]
-    table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean ± spread)\n"
+    evaluate.table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean "
+                   f"± spread)\n"
           f"  the raw policy's optimal-move fraction by iteration; at iteration {keep[-1]} losses in {n_games} games "
           f"against the perfect player and blind spots",
           ["", *[f"optimal @{it}" for it in keep], "policy losses", "search losses", "blind spots"], rows)
@@ -744,7 +750,7 @@ def part_questions(args):
         start = time.time()
         if key == "truth":
             part2 = part_2_results(args)
-        progress(f"further, question {i + 1} of {len(steps)}: {title}")
+        evaluate.progress(f"further, question {i + 1} of {len(steps)}: {title}")
         r[key] = fn(args)
         r[key]["seconds"] = round(time.time() - start, 1)
         print(f"  ({r[key]['seconds']:.0f} s)")
@@ -772,15 +778,17 @@ def part_recipe(args):
     n_uct, uct, n_truth, truth_budget = min(sizes.v_uct, 100), sizes.uct, sizes.truth, sizes.truth_budget
     first = not evaluate.part_2_trained(q, args.seed, args.workers)
     if first:
-        progress("recipe: its budget is measured against the lab's Part 2 training (python alphazero.py --game "
+        evaluate.progress("recipe: its budget is measured against the lab's Part 2 training (python alphazero.py "
+                          "--game "
                  "connect4), which this run has not trained yet: training that first")
     lab_spent, lab_seconds = evaluate.part_2_training(q, args.seed, args.workers)[2::2]
-    progress("recipe: training Connect Four with alphazero_plus.py's defaults" + (" (--quick: 2 small iterations)" if q else ""))
+    evaluate.progress("recipe: training Connect Four with alphazero_plus.py's defaults" + (" (--quick: 2 small "
+                      "iterations)" if q else ""))
     t0 = time.time()
-    nets, spent, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
+    nets, spent, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
                                       save_last=recipe_path(args))
     t1 = time.time()
-    progress(f"recipe: the truth along {n_truth} games, {n_uct} games against UCT-{uct} and the benchmark for "
+    evaluate.progress(f"recipe: the truth along {n_truth} games, {n_uct} games against UCT-{uct} and the benchmark for "
              f"iterations {keep[:-1]}")
     jobs, positions = {}, read_benchmark()[::40] if q else read_benchmark()
     for it in keep[:-1]:  # each network searches as the recipe's does (with --solver, say)
@@ -805,35 +813,34 @@ def part_recipe(args):
                    errors[1]: statistics.mean(bench[f"search {deep}"].values())}
     rows = [[it, f"{clock[it]:.0f}", c[truths[0]]["fraction"], c[truths[1]]["fraction"], f"{c[v_uct]:.2f}",
              f"{100 * c[errors[0]]:.1f}%", f"{100 * c[errors[1]]:.1f}%"] for it, c in curve.items()]
-    table(f"The recipe's learning curve: python alphazero_plus.py --game connect4\n  truth along {n_truth} "
+    evaluate.table(f"The recipe's learning curve: python alphazero_plus.py --game connect4\n  truth along {n_truth} "
           f"games against the tactical player; UCT-{uct}: {n_uct} games ({sizes.v_uct} at the last "
           f"iteration), both colours, random two-move openings; the benchmark's error rate, averaged over its six sets",
           ["iteration", "seconds", *truths, v_uct, *errors], rows)
     trained, limit = t1 - t0, RECIPE_RATIO * lab_seconds
     deepest = list(bench)[-1]  # search with the most simulations: 600 (20 with --quick)
-    bars = [Check(f"{deepest} on {s}: at most AlphaZero.jl's {THEIRS['AlphaZero.jl, MCTS-600'][s]:.1%} errors",
+    bars = [evaluate.Check(f"{deepest} on {s}: at most AlphaZero.jl's {THEIRS['AlphaZero.jl, MCTS-600'][s]:.1%} errors",
                   bench[deepest][s], THEIRS["AlphaZero.jl, MCTS-600"][s],
                   bench[deepest][s] <= THEIRS["AlphaZero.jl, MCTS-600"][s]) for s in SETS]
-    bars += [Check(f"policy on {s}: at most minimax depth 5's {THEIRS['minimax depth 5'][s]:.1%} errors",
+    bars += [evaluate.Check(f"policy on {s}: at most minimax depth 5's {THEIRS['minimax depth 5'][s]:.1%} errors",
                    bench["policy"][s], THEIRS["minimax depth 5"][s], bench["policy"][s] <= THEIRS["minimax depth 5"][s])
              for s in SETS]
-    bars += [Check(f"{v_uct} >= 0.95 over {sizes.v_uct} games", final[v_uct], 0.95, final[v_uct] >= 0.95),
-             Check(f"training <= {RECIPE_RATIO} x the lab's Part 2 training ({lab_seconds:.0f} s)", round(trained),
-                   round(limit), trained <= limit)]
+    bars += [evaluate.Check(f"{v_uct} >= 0.95 over {sizes.v_uct} games", final[v_uct], 0.95, final[v_uct] >= 0.95),
+             evaluate.Check(f"training <= {RECIPE_RATIO} x the lab's Part 2 training ({lab_seconds:.0f} s)",
+                            round(trained), round(limit), trained <= limit)]
     answer(args, f"trained in {trained:.0f} s wall, {trained / lab_seconds:.1f} times the lab's Part 2 training "
           f"({lab_seconds:.0f} s on this machine); the bars met: {', '.join(c.name for c in bars if c.within) or 'none'}; "
           f"not met: {', '.join(c.name for c in bars if not c.within) or 'none'}")
     both = {k: spent[k] + (lab_spent[k] if first else 0) for k in spent}  # the lab's training, if it ran here
     return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": {c.name: c.within for c in bars},
             "checks": bars, "seconds_trained": round(trained, 1), "lab_seconds": round(lab_seconds, 1),
-            "time_split": time_split(both, t1 - t0 + (lab_seconds if first else 0), time.time() - t1)}
-
+            "time_split": evaluate.time_split(both, t1 - t0 + (lab_seconds if first else 0), time.time() - t1)}
 
 
 # Pictures (--plots DIR), as evaluate.py draws its own
 
 def plot_questions(r):
-    plt, figures = pyplot(), {}
+    plt, figures = evaluate.pyplot(), {}
     truth = r["truth"]["ours"]
     its = list(truth)
     fig, ax = plt.subplots(figsize=(8, 4.5))
@@ -891,7 +898,7 @@ def plot_questions(r):
 
 
 def plot_recipe(r):
-    plt = pyplot()
+    plt = evaluate.pyplot()
     curve = r["curve"]
     its = [int(it) for it in curve]
     truths = [k for k in curve[its[0]] if k.endswith("truth")]
@@ -912,7 +919,7 @@ def plot_recipe(r):
 
 def plot_benchmark(name, rates):
     """Each set's error rate: ours ({label: {set: rate}}) as bars, AlphaZero.jl's and minimax's as markers."""
-    plt = pyplot()
+    plt = evaluate.pyplot()
     fig, ax = plt.subplots(figsize=(10, 4.5))
     x = np.arange(len(SETS))
     for k, (label, rate) in enumerate(rates.items()):

@@ -1,10 +1,13 @@
-"""The rules of the four games, behind one small interface: the contract just below, written as code.
+"""What the algorithm files stand on: the games, and at the end the machinery the three trainers share.
 
-Go's corner and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's
-(the network trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a
-copy and return the first player's result. At the end, apart: the plumbing the three trainers and the bench share
-(the Run a training is handed, worker processes, signals, the files a training writes, the command line's checks),
-none of it an algorithm.
+The games: the rules of the four behind one small interface, the contract just below, written as code. Go's corner
+and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's (the network
+trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a copy and return
+the first player's result. Then a human against an agent in the terminal, for any of them.
+
+The machinery: what alphazero.py, gumbel.py and alphazero_plus.py (and the bench, through them) need to run a
+training: the Run that train() is handed (worker processes, --resume, the checkpoint and its CSV, the progress
+line), signals, files written whole, the settings and the command line's checks. None of it is an algorithm.
 """
 import argparse
 import contextlib
@@ -639,8 +642,11 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The trainers' plumbing, the same for alphazero.py, gumbel.py, alphazero_plus.py and the bench: the Run, worker
-# processes, signals, the files a training writes, the command line's checks. Nothing here is part of an algorithm.
+# The machinery the trainers share. What is here: the Run a train() is handed, which plays each iteration's games in
+# worker processes, resumes, saves the checkpoint and its CSV and draws the progress line; stopping on a signal in
+# one line, with nothing left running; files written whole or not at all; each setting as a Setting, and the flags
+# made from them. Why here: an algorithm file may import games.py and nothing else of the project, so that each
+# stays self-contained; what the three would otherwise repeat lives once, below the games. None of it is algorithm.
 
 STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
 WAIT = 0.5  # seconds: no wait on the workers is longer, so a signal's handler runs at once
@@ -718,6 +724,8 @@ def serve(pipe, start, parent):
 
 
 POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
+START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)  # on Linux a worker starts
+# as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14
 
 
 class Workers:
@@ -732,8 +740,8 @@ class Workers:
         held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
         try:
             for _ in range(n if n > 1 else 0):
-                here, there = multiprocessing.Pipe()
-                process = multiprocessing.Process(target=serve, args=(there, start, os.getpid()), daemon=True)
+                here, there = START.Pipe()
+                process = START.Process(target=serve, args=(there, start, os.getpid()), daemon=True)
                 process.start()
                 there.close()  # the worker's end is the worker's alone: its death reads here as the end of its pipe
                 self.processes.append(process)
@@ -1226,9 +1234,11 @@ class Unbroken:
 def run_main(work):
     """Run a script's work; what ends it is one line and the status: an error in words (1), a signal (128 + it: the
     note of what was saved), the reader of a pipe gone (141), end of input in the terminal game. A ValueError that
-    a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does."""
+    a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does.
+    What work returns, if anything, is its last words, printed once the work is over and stop signals ignored."""
+    last = None
     try:
-        work()
+        last = work()
     except ValueError as e:
         if not raised_here(e):
             raise
@@ -1242,6 +1252,8 @@ def run_main(work):
         print("\nbye")
     finally:
         ignore_stops()
+    if last:
+        print(last)
 
 
 def ignore_stops():

@@ -1936,7 +1936,7 @@ def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
     with pytest.raises(ValueError, match=r"^--fast-simulations, the cheap searches \(6\), must be at most "
                                          r"--simulations 5$"):
         check(simulations=5, full_fraction=0.5, fast_simulations=6)
-    with pytest.raises(ValueError, match=r"at most 0.003, not 0.0031"):
+    with pytest.raises(ValueError, match=r"^--lr-final 0.0031 must be at most --lr 0.003"):
         check(lr=0.003, lr_final=0.0031)
     check(lr=0.003, lr_final=0.003)
     check(simulations=5, full_fraction=0.5, fast_simulations=5)
