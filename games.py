@@ -103,9 +103,15 @@ class Board(Protocol):
 def lacks(game, *protocols):
     """The names of the protocols' methods and attributes, their own and those they take from Game, that `game` (a
     class or a state) does not have."""
-    names = [n for p in protocols for base in reversed(p.__mro__) if base in (Game, NetworkGame, Mirrored, Board)
-             for n in (*base.__dict__.get("__annotations__", {}), *vars(base)) if not n.startswith("_")]
-    return [n for n in dict.fromkeys(names) if not hasattr(game, n)]
+    missing = []
+    for protocol in protocols:
+        for base in reversed(protocol.__mro__):  # Game's names first, then the protocol's own
+            if base not in (Game, NetworkGame, Mirrored, Board):
+                continue  # (Protocol, Generic, object)
+            for name in (*base.__dict__.get("__annotations__", {}), *vars(base)):  # attributes, then methods
+                if not name.startswith("_") and not hasattr(game, name) and name not in missing:
+                    missing.append(name)
+    return missing
 
 
 def check_network_game(name, game, *optional):
@@ -844,9 +850,9 @@ class Run:
         self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
 
     def __enter__(self):
-        self.restore = self.start_process()  # (at the end, this process computes as it did before)
         if self.out is not None:
             claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
+        self.restore = self.start_process()  # (at the end, this process computes as it did before)
         self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
         return self
 
@@ -960,10 +966,11 @@ def claim(path, fresh, read):
     if other:
         raise ValueError(f"{path} is being written by another training, process {other}: choose another --out")
     csv = os.path.splitext(path)[0] + ".csv"
-    if not path or os.path.isdir(path) or csv == path:
-        why = "its CSV, written beside it, would be the same file: choose a name that does not end in .csv" \
-            if csv == path else "a folder" if path else "an empty path"
-        raise ValueError(f"cannot write the checkpoint {path!r}: {why}")
+    if csv == path:
+        raise ValueError(f"cannot write the checkpoint {path!r}: its CSV, written beside it, would be the same file: "
+                         f"choose a name that does not end in .csv")
+    if not path or os.path.isdir(path):
+        raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
     if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
         raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another --out")
     if holds(csv) not in ("nothing", "a training's CSV"):
