@@ -1,7 +1,9 @@
 """The whole test suite: python -m pytest -q test_all.py
 
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs
-whose outcome is certain."""
+whose outcome is certain. Each file's tests are in its own section, the files in the order they are read, then the
+command lines as a user runs them; within a section, the formulas worked by hand first, then the behaviour, then the
+plumbing (checkpoints, files, processes, messages)."""
 
 import argparse
 import functools
@@ -77,9 +79,6 @@ def torch_equal(x, y):
     return bool((x == y).all())
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# games.py: the rules of the four games, and the contract they follow
-
 def connect4(columns):
     """The position after the columns given (1 = leftmost), as a string of digits."""
     s = games.ConnectFour()
@@ -107,6 +106,116 @@ def has_four_drawn(rows, mark):
     return any(all(0 <= r + k * dr < 6 and 0 <= c + k * dc < 7 and grid[r + k * dr][c + k * dc] == mark
                    for k in range(4))
                for r in range(6) for c in range(7) for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# games.py: the rules of the four games, the contract they follow, and a game in the terminal
+
+def test_tictactoe_mirror_moves_column_c_to_2_minus_c():
+    # X on a3 (cell 0), O on c2 (cell 5): mirrored, X on c3 (cell 2) and O on a2 (cell 3). A policy's share of cell
+    # 3*r + c goes to 3*r + 2 - c: [0..8] becomes [2, 1, 0, 5, 4, 3, 8, 7, 6]; twice is the identity.
+    s, m = games.TicTacToe(), games.TicTacToe()
+    for a, b in ((0, 2), (5, 3)):
+        s.play(a)
+        m.play(b)
+    assert (games.TicTacToe.mirror_encoding(s.encode()) == m.encode()).all()
+    p = np.arange(9.0)
+    assert games.TicTacToe.mirror_policy(p).tolist() == [2, 1, 0, 5, 4, 3, 8, 7, 6]
+    batch = np.stack([s.encode(), m.encode()])
+    assert (games.TicTacToe.mirror_encoding(games.TicTacToe.mirror_encoding(batch)) == batch).all()
+
+
+def test_tictactoe_names_and_connect_fours_planes_match_boards_drawn_by_hand():
+    # Tic-tac-toe: X on cells 0 and 8, O on 4; the top row is row 3, as a chess board is read
+    t = games.TicTacToe()
+    for m in (0, 4, 8):
+        t.play(m)
+    assert str(t) == "3 X . .\n2 . O .\n1 . . X\n  a b c"
+    assert [t.move_name(m) for m in (0, 2, 3, 8)] == ["a3", "c3", "a2", "c1"]
+    # Connect Four: X in column 1 twice, O in column 7; O to move. encode() read as 2 planes of board_shape is the
+    # board as printed, top row first: the mover's (O's) stones, then the opponent's (X's).
+    c = games.ConnectFour()
+    for m in (0, 6, 0):
+        c.play(m)
+    drawn = [row.split() for row in str(c).splitlines()[:6]]
+    planes = c.encode().reshape((2,) + games.ConnectFour.board_shape)
+    assert games.ConnectFour.board_shape == (6, 7)
+    assert [[int(v) for v in row] for row in planes[0]] == [[int(x == "O") for x in row] for row in drawn]
+    assert [[int(v) for v in row] for row in planes[1]] == [[int(x == "X") for x in row] for row in drawn]
+
+
+def test_go_ko_refused_then_allowed_after_a_move_elsewhere():
+    #   4 . X O .      Black D3 takes the White stone on C3; White may not take straight back on C3,
+    #   3 X O . O      but may after both sides have played elsewhere.
+    #   2 . X O .
+    #     B C D E
+    s = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
+    s.play(P("D3"))
+    assert s.board[P("C3")] == games.EMPTY
+    assert not s.is_legal(P("C3"), games.WHITE) and P("C3") not in s.legal_moves()
+    s.play(P("A7"))
+    s.play(P("G7"))
+    assert s.is_legal(P("C3"), games.WHITE)
+    s.play(P("C3"))
+    assert s.board[P("D3")] == games.EMPTY and s.board[P("C3")] == games.WHITE
+
+
+def test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else():
+    #   4 . X O .      Black D3 takes the single White stone on C3 with a single stone: ko on C3.
+    #   3 X O . O      With E3 Black instead of White, D3 joins E3 in a group of two: no ko.
+    #   2 . X O .
+    #     B C D E
+    ko = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
+    ko.play(P("D3"))
+    assert ko.ko == P("C3")
+    joined = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "D2", "C3"])
+    joined.play(P("D3"))
+    assert joined.board[P("C3")] == games.EMPTY and joined.ko is None
+    #   4 . X X O      Black D3 takes two White stones (B3 C3), whose last liberty it was, with one stone: no ko.
+    #   3 X O O .
+    #   2 . X X O
+    #     A B C D
+    two = games.Go(black=["A3", "B4", "C4", "B2", "C2"], white=["B3", "C3", "D4", "D2"])
+    two.play(P("D3"))
+    assert two.board[P("B3")] == two.board[P("C3")] == games.EMPTY and two.ko is None
+
+
+def test_go_no_ko_when_the_capturing_stone_joins_a_group_left_with_one_liberty():
+    #   4 . X O O .      Black D3 takes the single White stone C3 and joins E3: the group D3-E3 is surrounded
+    #   3 X O . X O      (D4 E4 F3 E2 D2 White) and has one liberty, C3. Retaking there would capture two
+    #   2 . X O O .      stones, not one, so it is not ko: White may play C3 at once, and takes both.
+    #     B C D E F
+    s = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "E4", "C3", "F3", "D2", "E2"])
+    s.play(P("D3"))
+    head = s.head[P("D3")]
+    assert s.board[P("C3")] == games.EMPTY and len(s.stones[head]) == 2 and s.libs[head] == {P("C3")}
+    assert s.ko is None and P("C3") in s.legal_moves()
+    s.play(P("C3"))
+    assert s.board[P("D3")] == s.board[P("E3")] == games.EMPTY
+
+
+def test_go_ends_at_two_passes_in_a_row_not_at_any_two():
+    # Black passes, White plays G7, Black passes again: two passes, not in a row, and the game goes on; White's
+    # pass right after Black's ends it.
+    s = games.go_corner()
+    s.play(games.PASS)
+    s.play(P("G7"))
+    s.play(games.PASS)
+    assert not s.is_over()
+    s.play(games.PASS)
+    assert s.is_over()
+
+
+def test_go_area_score_at_a_tie_goes_to_white_by_komi():
+    # Columns A-C Black (21 stones), E-G White (21), column D empty and touching both: neutral. 21 against 21 is a
+    # tie on the board, so komi 0.5 gives White the game; one more Black stone (D7, its point taken from the
+    # neutral column) makes it 22 against 21, and Black wins by half a point more than komi.
+    black = [f"{c}{r}" for c in "ABC" for r in range(1, 8)]
+    white = [f"{c}{r}" for c in "EFG" for r in range(1, 8)]
+    tie = games.Go(black=black, white=white)
+    assert tie.area() == (21, 21) and tie.result() == 0.0 and tie.result(komi=-0.5) == 1.0
+    ahead = games.Go(black=black + ["D7"], white=white)
+    assert ahead.area() == (22, 21) and ahead.result() == 1.0 and ahead.result(komi=1.5) == 0.0
 
 
 def test_tictactoe_has_5478_positions_of_which_4520_have_a_move_to_make():
@@ -229,33 +338,14 @@ def test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity():
     assert t.encode().shape == (18,) and t.encode()[9 + 4] == 1
 
 
-def test_every_game_follows_the_contract_it_is_used_under():
-    # UCT's games (Go's corner, the chess trap) follow games.Game; the lab's games follow NetworkGame and both
-    # optional parts (the mirror and the board's shape). A class missing one method is named by lacks().
-    for state in (games.go_corner(), games.chess_trap()):
-        assert isinstance(state, games.Game) and not isinstance(state, games.NetworkGame)
-    for cls in (games.TicTacToe, games.ConnectFour):
-        state = cls()
-        assert all(isinstance(state, p) for p in (games.Game, games.NetworkGame, games.Mirrored, games.Board))
-        assert games.lacks(cls, games.NetworkGame, games.Mirrored, games.Board) == []
-        assert len(state.encode()) == cls.encoding_size == 2 * math.prod(cls.board_shape)
-
-    assert games.lacks(Letters, games.NetworkGame, games.Mirrored) == ["mirror_encoding", "mirror_policy"]
-    assert games.lacks(games.Go, games.NetworkGame) == ["n_actions", "encoding_size", "key", "encode", "encode_many"]
-
-
-def test_tictactoe_mirror_moves_column_c_to_2_minus_c():
-    # X on a3 (cell 0), O on c2 (cell 5): mirrored, X on c3 (cell 2) and O on a2 (cell 3). A policy's share of cell
-    # 3*r + c goes to 3*r + 2 - c: [0..8] becomes [2, 1, 0, 5, 4, 3, 8, 7, 6]; twice is the identity.
-    s, m = games.TicTacToe(), games.TicTacToe()
-    for a, b in ((0, 2), (5, 3)):
-        s.play(a)
-        m.play(b)
-    assert (games.TicTacToe.mirror_encoding(s.encode()) == m.encode()).all()
-    p = np.arange(9.0)
-    assert games.TicTacToe.mirror_policy(p).tolist() == [2, 1, 0, 5, 4, 3, 8, 7, 6]
-    batch = np.stack([s.encode(), m.encode()])
-    assert (games.TicTacToe.mirror_encoding(games.TicTacToe.mirror_encoding(batch)) == batch).all()
+def test_mirror_matches_a_position_built_mirrored():
+    s, m = games.ConnectFour(), games.ConnectFour()
+    for col in (0, 1, 1, 5, 3, 6, 2):
+        s.play(col)
+        m.play(6 - col)
+    assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
+    p = np.arange(7.0)
+    assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
 
 
 def test_go_single_and_group_capture():
@@ -276,22 +366,6 @@ def test_go_suicide_is_refused_but_a_capture_is_not():
     assert s.board[P("A2")] == s.board[P("B1")] == games.EMPTY
 
 
-def test_go_ko_refused_then_allowed_after_a_move_elsewhere():
-    #   4 . X O .      Black D3 takes the White stone on C3; White may not take straight back on C3,
-    #   3 X O . O      but may after both sides have played elsewhere.
-    #   2 . X O .
-    #     B C D E
-    s = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
-    s.play(P("D3"))
-    assert s.board[P("C3")] == games.EMPTY
-    assert not s.is_legal(P("C3"), games.WHITE) and P("C3") not in s.legal_moves()
-    s.play(P("A7"))
-    s.play(P("G7"))
-    assert s.is_legal(P("C3"), games.WHITE)
-    s.play(P("C3"))
-    assert s.board[P("D3")] == games.EMPTY and s.board[P("C3")] == games.WHITE
-
-
 def test_go_two_passes_end_the_game_and_eyes_are_not_filled():
     s = games.go_corner()
     s.play(P("B1"))
@@ -301,18 +375,6 @@ def test_go_two_passes_end_the_game_and_eyes_are_not_filled():
     assert s.is_over() and s.legal_moves() == []
 
 
-def test_go_ends_at_two_passes_in_a_row_not_at_any_two():
-    # Black passes, White plays G7, Black passes again: two passes, not in a row, and the game goes on; White's
-    # pass right after Black's ends it.
-    s = games.go_corner()
-    s.play(games.PASS)
-    s.play(P("G7"))
-    s.play(games.PASS)
-    assert not s.is_over()
-    s.play(games.PASS)
-    assert s.is_over()
-
-
 def test_go_scoring_of_the_article_position_alive_and_dead():
     s = games.go_corner()
     s.play(P("B1"))  # the corner lives: 5 + 1 stones, eyes A1 and C1, row 5, rows 6-7
@@ -320,18 +382,6 @@ def test_go_scoring_of_the_article_position_alive_and_dead():
     dead = games.Go(black=[f"{c}5" for c in games.COLUMNS],
                     white=["A3", "B3", "C3", "D3", "E3", "E2", "E1", "B1"] + [f"{c}4" for c in games.COLUMNS])
     assert dead.area() == (21, 28) and dead.result() == 0.0
-
-
-def test_go_area_score_at_a_tie_goes_to_white_by_komi():
-    # Columns A-C Black (21 stones), E-G White (21), column D empty and touching both: neutral. 21 against 21 is a
-    # tie on the board, so komi 0.5 gives White the game; one more Black stone (D7, its point taken from the
-    # neutral column) makes it 22 against 21, and Black wins by half a point more than komi.
-    black = [f"{c}{r}" for c in "ABC" for r in range(1, 8)]
-    white = [f"{c}{r}" for c in "EFG" for r in range(1, 8)]
-    tie = games.Go(black=black, white=white)
-    assert tie.area() == (21, 21) and tie.result() == 0.0 and tie.result(komi=-0.5) == 1.0
-    ahead = games.Go(black=black + ["D7"], white=white)
-    assert ahead.area() == (22, 21) and ahead.result() == 1.0 and ahead.result(komi=1.5) == 0.0
 
 
 def test_go_rollout_does_not_change_the_state():
@@ -351,48 +401,6 @@ def test_chess_trap_has_26_moves_and_qxd7_re1_is_mate():
     assert s.is_over() and s.result() == 0.0
     t = games.chess_trap()
     assert sum(games.allows_mate_in_one(t, m) for m in t.legal_moves()) == 11
-
-
-def test_mirror_matches_a_position_built_mirrored():
-    s, m = games.ConnectFour(), games.ConnectFour()
-    for col in (0, 1, 1, 5, 3, 6, 2):
-        s.play(col)
-        m.play(6 - col)
-    assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
-    p = np.arange(7.0)
-    assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
-
-
-def test_tictactoe_names_and_connect_fours_planes_match_boards_drawn_by_hand():
-    # Tic-tac-toe: X on cells 0 and 8, O on 4; the top row is row 3, as a chess board is read
-    t = games.TicTacToe()
-    for m in (0, 4, 8):
-        t.play(m)
-    assert str(t) == "3 X . .\n2 . O .\n1 . . X\n  a b c"
-    assert [t.move_name(m) for m in (0, 2, 3, 8)] == ["a3", "c3", "a2", "c1"]
-    # Connect Four: X in column 1 twice, O in column 7; O to move. encode() read as 2 planes of board_shape is the
-    # board as printed, top row first: the mover's (O's) stones, then the opponent's (X's).
-    c = games.ConnectFour()
-    for m in (0, 6, 0):
-        c.play(m)
-    drawn = [row.split() for row in str(c).splitlines()[:6]]
-    planes = c.encode().reshape((2,) + games.ConnectFour.board_shape)
-    assert games.ConnectFour.board_shape == (6, 7)
-    assert [[int(v) for v in row] for row in planes[0]] == [[int(x == "O") for x in row] for row in drawn]
-    assert [[int(v) for v in row] for row in planes[1]] == [[int(x == "X") for x in row] for row in drawn]
-
-
-def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
-    seen = []
-    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *args: (seen.append(data[-1]), (0.0, 0.0))[1])
-    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), 0,
-                    alphazero.Run(1, log=lambda line: None))
-    x, pi, z = seen[0]
-    half = len(x) // 2
-    board = x.reshape(len(x), 2, 6, 7)
-    assert (board[half:] == board[:half, :, :, ::-1]).all()  # column c of a board is column 6 - c of its mirror
-    assert (pi[half:] == pi[:half, ::-1]).all(), "a mirrored board's policy is the mirrored policy"
-    assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
 
 
 class Letters:
@@ -429,6 +437,64 @@ class Letters:
     NAMES = ["A", "B", "C"]
 
 
+def test_every_game_follows_the_contract_it_is_used_under():
+    # UCT's games (Go's corner, the chess trap) follow games.Game; the lab's games follow NetworkGame and both
+    # optional parts (the mirror and the board's shape). A class missing one method is named by lacks().
+    for state in (games.go_corner(), games.chess_trap()):
+        assert isinstance(state, games.Game) and not isinstance(state, games.NetworkGame)
+    for cls in (games.TicTacToe, games.ConnectFour):
+        state = cls()
+        assert all(isinstance(state, p) for p in (games.Game, games.NetworkGame, games.Mirrored, games.Board))
+        assert games.lacks(cls, games.NetworkGame, games.Mirrored, games.Board) == []
+        assert len(state.encode()) == cls.encoding_size == 2 * math.prod(cls.board_shape)
+
+    assert games.lacks(Letters, games.NetworkGame, games.Mirrored) == ["mirror_encoding", "mirror_policy"]
+    assert games.lacks(games.Go, games.NetworkGame) == ["n_actions", "encoding_size", "key", "encode", "encode_many"]
+
+
+class Float64Letters(Letters):
+    def encode(self):
+        return super().encode().astype(np.float64)
+
+
+class WideLetters(Letters):
+    encoding_size = Letters.encoding_size + 1
+
+
+class FarLetters(Letters):
+    def legal_moves(self):
+        return [m + Letters.n_actions for m in super().legal_moves()]
+
+
+class Nameless:  # a class with the network's names only: none of Game's
+    n_actions, encoding_size = 2, 2
+
+    def key(self):
+        return 0
+
+    def encode(self):
+        return np.zeros(2, np.float32)
+
+    @staticmethod
+    def encode_many(states):
+        return np.zeros((len(states), 2), np.float32)
+
+
+@pytest.mark.parametrize("cls, words", [
+    (Float64Letters, "encode() gives float64 of shape"),
+    (WideLetters, "not float32 of shape"),
+    (FarLetters, "from 0 to n_actions - 1"),
+    (Nameless, "has no copy, legal_moves, play, is_over, first_to_move, result, move_name")])
+def test_a_game_that_breaks_the_contract_is_named_before_any_self_play(cls, words, monkeypatch):
+    # The names a game lacks, those it takes from Game too, then its start position's encoding and moves
+    monkeypatch.setitem(alphazero.GAMES, "odd", cls)
+    played = []
+    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(job))
+    with pytest.raises(ValueError, match=re.escape(words)):
+        alphazero.train("odd", alphazero.settings("odd", iterations=1, games=2, simulations=2, steps=1))
+    assert played == [] and games.lacks(Letters, games.NetworkGame) == []
+
+
 @pytest.mark.parametrize("names, typed, result", [(["A", "B", "C"], ["b"], "you win"),   # unambiguous: any case
                                                   (["A", "B", "C"], ["B"], "you win"),
                                                   (["a", "B", "b"], ["b"], "the agent wins"),  # ambiguous: exact only
@@ -443,71 +509,210 @@ def test_a_typed_move_matches_its_name_exactly_or_whatever_the_case_if_unambiguo
     assert out.rstrip().endswith(result) and ("not a legal move: 'x'" in out) == ("x" in typed)
 
 
-def test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else():
-    #   4 . X O .      Black D3 takes the single White stone on C3 with a single stone: ko on C3.
-    #   3 X O . O      With E3 Black instead of White, D3 joins E3 in a group of two: no ko.
-    #   2 . X O .
-    #     B C D E
-    ko = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
-    ko.play(P("D3"))
-    assert ko.ko == P("C3")
-    joined = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "D2", "C3"])
-    joined.play(P("D3"))
-    assert joined.board[P("C3")] == games.EMPTY and joined.ko is None
-    #   4 . X X O      Black D3 takes two White stones (B3 C3), whose last liberty it was, with one stone: no ko.
-    #   3 X O O .
-    #   2 . X X O
-    #     A B C D
-    two = games.Go(black=["A3", "B4", "C4", "B2", "C2"], white=["B3", "C3", "D4", "D2"])
-    two.play(P("D3"))
-    assert two.board[P("B3")] == two.board[P("C3")] == games.EMPTY and two.ko is None
+def test_the_terminal_table_says_what_is_proven_and_what_was_kept(capsys):
+    # A root with three moves: one proven a win for the agent (1), one proven a loss (-1), one unknown; 12 visits
+    # kept from the last search. Then a root proven lost for the human who moved into it: a win for the agent.
+    root = alphazero_plus.Node()
+    root.children = [alphazero_plus.Node(m, p) for m, p in ((0, 0.2), (1, 0.5), (2, 0.3))]
+    for ch, proven, n in zip(root.children, (1, -1, None), (0, 9, 3)):
+        ch.proven, ch.n, ch.w = proven, n, 0.0
+    games.show_search(games.ConnectFour(), root, 35, 0, 1.0, kept=12, proven=lambda node: node.proven)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "the agent searched 35 simulations on the 12 visits it kept:"
+    assert lines[2].split()[0] == "1" and lines[2].endswith("proven win  played")  # the move played first,
+    assert lines[3].split()[0] == "2" and lines[3].endswith("proven loss")  # then the most visited
+    assert lines[-1] == "the agent plays 1 (its value for itself: +1.00, proven)"
+    root.proven = -1
+    games.show_search(games.ConnectFour(), root, 35, 0, 1.0, proven=lambda node: node.proven)
+    assert capsys.readouterr().out.splitlines()[1] == "the position is a proven win for the agent: the search " \
+                                                       "stopped when it knew"
 
 
-def test_go_no_ko_when_the_capturing_stone_joins_a_group_left_with_one_liberty():
-    #   4 . X O O .      Black D3 takes the single White stone C3 and joins E3: the group D3-E3 is surrounded
-    #   3 X O . X O      (D4 E4 F3 E2 D2 White) and has one liberty, C3. Retaking there would capture two
-    #   2 . X O O .      stones, not one, so it is not ko: White may play C3 at once, and takes both.
-    #     B C D E F
-    s = games.Go(black=["C4", "B3", "C2", "E3"], white=["D4", "E4", "C3", "F3", "D2", "E2"])
-    s.play(P("D3"))
-    head = s.head[P("D3")]
-    assert s.board[P("C3")] == games.EMPTY and len(s.stones[head]) == 2 and s.libs[head] == {P("C3")}
-    assert s.ko is None and P("C3") in s.legal_moves()
-    s.play(P("C3"))
-    assert s.board[P("D3")] == s.board[P("E3")] == games.EMPTY
+# ---------------------------------------------------------------------------------------------------------------
+# games.py's machinery, called from Python: the workers, a run's files and errors, the command line's flags (the
+# scripts run as a user runs them: the last section)
+
+def quotient(a, b):
+    return a // b
+
+
+def test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back():
+    # 7 jobs on 2 processes: each result in its job's place; an exception in a worker is raised here, as it was
+    workers = games.Workers(2, lambda: None)
+    try:
+        assert workers.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
+        assert len({pid for pid in workers.map(os.getpid, [{}] * 4)} - {os.getpid()}) >= 1  # not in this process
+        with pytest.raises(ZeroDivisionError):
+            workers.map(quotient, [dict(a=1, b=0)])
+    finally:
+        workers.close()
+
+
+def apply_job(fn, arg):
+    return fn(arg)
+
+
+def kill_self(sig):
+    os.kill(os.getpid(), sig)
+
+
+def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
+    # One worker of two killed outright (SIGKILL, what the out-of-memory killer sends) while the other is busy for a
+    # minute: map names it and how it died at once, not when the other is done; one that exits (status 3), likewise
+    for job, words in ((kill_self, r"worker 2 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?$"),
+                       (os._exit, r"worker 2 of 2 \(process \d+\) ended with status 3$")):
+        workers = games.Workers(2, lambda: None)
+        try:
+            with pytest.raises(games.WorkerDied, match=words):
+                workers.map(apply_job, [dict(fn=time.sleep, arg=60), dict(fn=job, arg=3 if job is os._exit else 9)])
+        finally:
+            workers.close()
+        assert workers.processes[1].exitcode in (-9, 3) and not any(p.is_alive() for p in workers.processes)
+
+
+def test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another():
+    # evaluate.py keeps a pool for its measures while a training part uses its own: a worker of the idle pool killed
+    # outright ends the training's wait at once, not when the idle pool is next used
+    idle, busy = games.Workers(2, lambda: None), games.Workers(2, lambda: None)
+    try:
+        os.kill(idle.processes[0].pid, 9)
+        with pytest.raises(games.WorkerDied, match=r"^worker 1 of 2 \(process \d+\) was killed by SIGKILL"):
+            busy.map(apply_job, [dict(fn=time.sleep, arg=60)] * 2)
+    finally:
+        idle.close()
+        busy.close()
+    assert idle not in games.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
+
+
+def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
+    # A main process killed by SIGKILL runs no clean-up: its workers, busy for a minute, see it gone and end
+    # themselves before their jobs do (they would write the file `done`)
+    script = tmp_path / "main.py"
+    script.write_text(f"""import sys, time
+sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+import games
+def busy(seconds):
+    time.sleep(seconds)
+    open({str(tmp_path / "done")!r}, "w")
+workers = games.Workers(2, lambda: None)
+print(*[p.pid for p in workers.processes], flush=True)
+workers.map(busy, [dict(seconds=60)] * 2)
+""")
+    main = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    pids = [int(pid) for pid in main.stdout.readline().split()]
+    main.kill()
+    main.wait()
+    for pid in pids:  # each exits (then init reaps it): wait for the sign; a hang fails instead of stalling the suite
+        for _ in range(12000):
+            if ended(pid):
+                break
+            time.sleep(0.05)
+        else:
+            os.kill(pid, 9)
+            raise AssertionError(f"worker {pid} outlived its main process by 10 minutes")
+    assert not (tmp_path / "done").exists()  # (ended before its job did)
+
+
+def ended(pid):  # a process gone, or a zombie that only waits to be reaped
+    try:
+        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+class Full:
+    """A file whose writes fail as a full disk's do, after the first 100 bytes (a partial file is left to clean)."""
+    def __init__(self, path, mode):
+        self.f = open(path, mode)
+
+    def write(self, data):
+        self.f.write(data[:100])
+        raise OSError(28, "No space left on device")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.f.close()
+
+
+@pytest.mark.parametrize("fault, words", [("ENOSPC", "No space left on device"), ("EACCES", "Permission denied")])
+def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact(fault, words, tmp_path, monkeypatch):
+    # The second iteration's save fails (a full disk; a folder made unwritable): a ValueError in words (run_main's
+    # one line) that says what the checkpoint holds, iteration 1 intact, and no temporary file or lock left
+    out = tmp_path / "s.pt"
+    saves = []
+
+    def failing_open(path, mode="r", *args, **kwargs):
+        if str(path).startswith(f"{out}.") and str(path).endswith(".tmp"):  # a checkpoint's temporary file
+            saves.append(path)
+            if len(saves) == 2 and fault == "EACCES":
+                raise PermissionError(13, "Permission denied", str(path))
+            if len(saves) == 2:
+                return Full(path, mode)
+        return open(path, mode, *args, **kwargs)
+    monkeypatch.setattr(games, "open", failing_open, raising=False)
+    cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
+    with pytest.raises(ValueError) as error:
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
+    assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add --resume to go on"
+    assert torch.load(out, weights_only=True)["iterations_done"] == 1
+    assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt"]
+
+
+def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
+    # Two processes write the same JSON 300 times each, at once (each waits for the other to be ready: the sign is a
+    # file): each has its own temporary file, so neither fails and the file is always one of theirs, whole
+    path = str(tmp_path / "both.json")
+    code = f"""import os, sys, time
+sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+import evaluate
+open({str(tmp_path)!r} + "/ready_" + sys.argv[1], "w").close()
+while len([f for f in os.listdir({str(tmp_path)!r}) if f.startswith("ready_")]) < 2:
+    time.sleep(0.01)
+for k in range(300):
+    evaluate.write_json({path!r}, dict(writer=sys.argv[1], k=k, pad="x" * 20000))
+"""
+    writers = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True)
+               for name in ("a", "b")]
+    assert [w.communicate(timeout=600)[1] for w in writers] == ["", ""]
+    assert json.load(open(path))["k"] == 299 and sorted(os.listdir(tmp_path)) == ["both.json", "ready_a", "ready_b"]
+
+
+def test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words(tmp_path, monkeypatch):
+    # Only the system's faults (a worker that died, a write refused) get the checkpoint's word added; an error raised
+    # by the code the run calls (a game of one's own, say) comes out as it was raised, whatever its constructor
+    fits = []
+
+    def fit(*args):  # the first iteration trains; the second raises an error whose constructor takes three
+        fits.append(1)
+        if len(fits) == 2:
+            raise json.JSONDecodeError("not JSON", "{", 1)
+        return 0.0, 0.0
+    monkeypatch.setattr(alphazero, "fit", fit)
+    cfg = alphazero.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1)
+    with pytest.raises(json.JSONDecodeError) as error:
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(tmp_path / "e.pt"), log=lambda line: None))
+    assert str(error.value) == "not JSON: line 1 column 2 (char 1)" and len(fits) == 2
+    assert torch.load(tmp_path / "e.pt", weights_only=True)["iterations_done"] == 1
+
+
+def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypatch):
+    # The other side of each idle rule (its refusals are the last section's, as a user meets them): --alpha with
+    # some noise, --fast-simulations with a playout cap, random openings of up to 3 moves with a share of them
+    for script, argv in (("alphazero.py", ["--alpha", "0.3", "--noise", "0.1"]),
+                         ("alphazero_plus.py", ["--fast-simulations", "4", "--full-fraction", "0.5"]),
+                         ("alphazero_plus.py", ["--game", "tictactoe", "--opening-moves", "3"])):  # (its 0.25)
+        module = {"alphazero.py": alphazero, "alphazero_plus.py": alphazero_plus}[script]
+        monkeypatch.setattr(sys, "argv", [script, *argv])
+        idle = {"alpha": ("noise", 0)} if module is alphazero else {"alpha": ("noise", 0), "fast_simulations": (
+            "full_fraction", 1), "opening_moves": ("random_openings", 0)}
+        args = games.command_line("", module.SETTINGS, module.GAME_SETTINGS, module.GAMES, "GAME.pt", set(), idle)
+        assert all(getattr(args, a.lstrip("-").replace("-", "_")) is not None for a in argv if a.startswith("--"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # mcts.py: UCT and flat Monte Carlo
-
-def test_uct_visits_sum_to_the_simulations_and_it_takes_a_win_in_one():
-    s = games.TicTacToe()
-    for m in (0, 3, 1, 4):  # X on cells 0 and 1, O on 3 and 4: cell 2 wins at once
-        s.play(m)
-    root = mcts.uct_search(s, games.random_rollout, 300, seed=0)
-    assert root.n == 300 and sum(ch.n for ch in root.children) == 300
-    assert mcts.best_move(root) == 2
-
-
-def test_uct_on_the_go_corner_finds_b1_within_500_simulations():
-    on_step, record = mcts.track_lead(P("B1"))
-    root = mcts.uct_search(games.go_corner(), games.go_rollout, 5000, seed=0, on_step=on_step)
-    b1 = next(ch for ch in root.children if ch.move == P("B1"))
-    assert mcts.best_move(root) == P("B1") and b1.n >= 3500 and 0.80 <= b1.w / b1.n <= 0.97
-    assert record["lead_from"] <= 500
-
-
-def test_flat_monte_carlo_falls_for_the_trap_and_uct_does_not():
-    s = games.chess_trap()
-    flat = mcts.flat_monte_carlo(s, games.chess_rollout, 400, seed=0)
-    best = max(flat, key=flat.get)
-    assert s.move_name(best) == "Qxd7" and 0.64 <= flat[best] <= 0.78
-    root = mcts.uct_search(s, games.chess_rollout, 5000, c=0.7, seed=0)
-    qxd7 = next(ch for ch in root.children if s.move_name(ch.move) == "Qxd7")
-    assert qxd7.n <= 150
-    top6 = sorted(root.children, key=lambda ch: -ch.n)[:6]
-    assert not any(games.allows_mate_in_one(s, ch.move) for ch in top6)
-
 
 class Arms:
     """A one-move game: three moves (0, 1, 2), then it is over. Its trees are the root and three leaves."""
@@ -573,8 +778,49 @@ def test_flat_monte_carlo_scores_for_the_player_to_move_either_side():
     assert scores[2] == 1.0 and min(scores.values()) < 1.0
 
 
+def test_uct_visits_sum_to_the_simulations_and_it_takes_a_win_in_one():
+    s = games.TicTacToe()
+    for m in (0, 3, 1, 4):  # X on cells 0 and 1, O on 3 and 4: cell 2 wins at once
+        s.play(m)
+    root = mcts.uct_search(s, games.random_rollout, 300, seed=0)
+    assert root.n == 300 and sum(ch.n for ch in root.children) == 300
+    assert mcts.best_move(root) == 2
+
+
+def test_uct_on_the_go_corner_finds_b1_within_500_simulations():
+    on_step, record = mcts.track_lead(P("B1"))
+    root = mcts.uct_search(games.go_corner(), games.go_rollout, 5000, seed=0, on_step=on_step)
+    b1 = next(ch for ch in root.children if ch.move == P("B1"))
+    assert mcts.best_move(root) == P("B1") and b1.n >= 3500 and 0.80 <= b1.w / b1.n <= 0.97
+    assert record["lead_from"] <= 500
+
+
+def test_flat_monte_carlo_falls_for_the_trap_and_uct_does_not():
+    s = games.chess_trap()
+    flat = mcts.flat_monte_carlo(s, games.chess_rollout, 400, seed=0)
+    best = max(flat, key=flat.get)
+    assert s.move_name(best) == "Qxd7" and 0.64 <= flat[best] <= 0.78
+    root = mcts.uct_search(s, games.chess_rollout, 5000, c=0.7, seed=0)
+    qxd7 = next(ch for ch in root.children if s.move_name(ch.move) == "Qxd7")
+    assert qxd7.n <= 150
+    top6 = sorted(root.children, key=lambda ch: -ch.n)[:6]
+    assert not any(games.allows_mate_in_one(s, ch.move) for ch in top6)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # puct.py: PUCT with a stand-in network
+
+def test_puct_score_picks_by_hand():
+    # c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n), Q = 0 unvisited:
+    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
+    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
+    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
+    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
+    stats = {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}
+    network = lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5)
+    search = lambda on_step: puct.puct_search(Arms(), network, 2, c_puct=2.5, on_step=on_step)
+    assert visited_after_setting(search, stats, 4) == 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+
 
 def test_stand_in_network_priors_sum_to_one():
     s = games.go_corner()
@@ -603,18 +849,6 @@ def test_puct_with_priors_leaning_on_b1():
         assert record["lead_from"] in (2, 3) and puct.visit_policy(root)[P("B1")] >= 0.9, seed
 
 
-def test_puct_score_picks_by_hand():
-    # c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n), Q = 0 unvisited:
-    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
-    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
-    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
-    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
-    stats = {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}
-    network = lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5)
-    search = lambda on_step: puct.puct_search(Arms(), network, 2, c_puct=2.5, on_step=on_step)
-    assert visited_after_setting(search, stats, 4) == 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # alphazero.py: the search, the network, self-play, training, checkpoints, --play
 
@@ -622,6 +856,151 @@ def net_for(module, game, hidden, kind="mlp"):
     """A trainer's untrained Net for `game`, its sizes read from the game's class (as train makes one)."""
     g = module.GAMES[game]
     return module.Net(g.encoding_size, g.n_actions, hidden, *([g.board_shape] if kind == "conv" else []))
+
+
+def plain(module, **overrides):
+    """A trainer's settings at its first defaults (alphazero_plus.py's changes all off), with some overridden."""
+    return dict({key: setting.default for key, setting in module.SETTINGS.items()}, **overrides)
+
+
+def test_alphazero_puct_score_picks_by_hand():
+    # c_puct = 0.75 (the lab's is 1.25), priors 0.5, 0.3, 0.2, root N = 5: sqrt 5 = 2.2361. Values in [-1, 1]:
+    #   move 0: unvisited, 0 + 0.75 * 0.5 * 2.2361 / 1 = 0.8385
+    #   move 1: 3.2 / 4 = 0.8 + 0.75 * 0.3 * 2.2361 / 5 = 0.8 + 0.1006 = 0.9006  <- the largest
+    #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
+    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
+    # pick move 0.
+    root = alphazero.Node()
+    root.children = [alphazero.Node(m, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
+    root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
+    alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
+    assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
+
+
+def test_values_flip_sign_at_each_ply():
+    root, = alphazero.search([games.TicTacToe()], constant_net(9, 0.5), 1)
+    child = next(ch for ch in root.children if ch.n)
+    assert child.w == -0.5  # the opponent, to move after it, is worth +0.5: the mover into it gets -0.5
+    s = games.TicTacToe()
+    for m in (0, 3, 1, 4):
+        s.play(m)
+    root, = alphazero.search([s], constant_net(9, 0.0), 30)
+    win = next(ch for ch in root.children if ch.move == 2)
+    assert alphazero.best_move(root) == 2 and win.w == win.n  # the exact outcome: +1 for the winner every time
+
+
+def test_ties_in_the_visit_counts_go_to_the_higher_prior():
+    # Two children with 4 visits each: the one with prior 0.35 over the one with 0.15, whichever comes first
+    for priors in ((0.15, 0.35), (0.35, 0.15)):
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, p) for m, p in enumerate(priors)] + [alphazero.Node(2, 0.5)]
+        root.children[0].n = root.children[1].n = 4
+        root.children[2].n = 3  # the highest prior, but fewer visits
+        assert alphazero.best_move(root) == priors.index(0.35)
+
+
+def test_dirichlet_noise_mixes_its_weight_and_alpha():
+    # P = (1 - w) p + w eta, eta ~ Dir(alpha) over 4 moves, w = 0.4, alpha = 0.3, priors 0.7, 0.1, 0.1, 0.1.
+    # Mean of move 0: 0.6 * 0.7 + 0.4 * 1/4 = 0.52 (swapped weights: 0.4 * 0.7 + 0.6 / 4 = 0.43).
+    # Var of eta_0 under Dir(0.3 x 4): a (a0 - a) / (a0^2 (a0 + 1)) = 0.3 * 0.9 / (1.44 * 2.2) = 0.085227, so
+    # Var of P_0 = 0.4^2 * 0.085227 = 0.013636 (alpha = 1 would give 0.16 * 0.0375 = 0.006).
+    # Over 20,000 draws: the mean's standard error is sqrt(0.013636 / 20000) = 0.0008 (tolerance 0.005), the
+    # variance's about 0.0002 (tolerance 0.0015).
+    rng, draws = np.random.default_rng(7), []
+    for _ in range(20_000):
+        root = alphazero.Node()
+        root.children = [alphazero.Node(m, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
+        alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
+        draws.append(root.children[0].prior)
+    assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
+    assert abs(np.var(draws) - 0.013636) < 0.0015, "Dirichlet noise: eta ~ Dir(alpha)"
+
+
+def biased_net(module):
+    """Every weight 0 but the output biases, ln 2 on move 0's logit and atanh 0.6 on the value: the same output for
+    every position, priors 2 / 10 on move 0 and 1 / 10 on each other, v = 0.6."""
+    net = zeroed(net_for(module, "tictactoe", 8))
+    with torch.no_grad():
+        net.policy.bias[0] = math.log(2)
+        net.value.bias[0] = math.atanh(0.6)
+    return net
+
+
+def same_examples(n):  # n tic-tac-toe examples alike: x all ones, pi (0.5, 0.5, 0, ...), z = -0.5
+    pi = np.zeros((n, 9), np.float32)
+    pi[:, :2] = 0.5
+    return np.ones((n, 18), np.float32), pi, np.full(n, -0.5, np.float32)
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_the_losses_of_a_batch_by_hand(module):
+    # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
+    # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
+    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560
+    # (a softmax over the batch instead of the moves would give each row's 0.5 its own batch-wide share).
+    # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
+    net = biased_net(module)
+    data = [same_examples(5)]
+    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
+    value_loss, policy_loss = module.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
+    assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
+    assert policy_loss == pytest.approx(1.9560, abs=1e-4), "the policy loss: -pi . log p"
+
+
+def adam_reference(p, grad, steps, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
+    """Adam as Kingma and Ba write it, with torch's weight decay (L2: weight_decay * p added to the gradient), on one
+    number p whose loss gradient is grad(p). Returns p after each step."""
+    m = v = 0.0
+    out = []
+    for t in range(1, steps + 1):
+        g = grad(p) + weight_decay * p
+        m = betas[0] * m + (1 - betas[0]) * g
+        v = betas[1] * v + (1 - betas[1]) * g * g
+        p -= lr * (m / (1 - betas[0] ** t)) / (math.sqrt(v / (1 - betas[1] ** t)) + eps)
+        out.append(p)
+    return out
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_fit_takes_adam_steps_with_l2_weight_decay_worked_by_hand(module):
+    # A network whose weights are all 0 except two output biases: every position gives logits = the policy bias b_p
+    # and v = tanh(b_v), and the hidden units are ReLU(0) = 0, so no weight gets a gradient (nor decay: 0.3 x 0) and
+    # only the biases move. Every example is the same (z = -0.5, pi = (0.5, 0.5, 0, ...)), so any minibatch gives
+    #   d/db_v (z - tanh b_v)^2 = -2 (z - v)(1 - v^2),   d/db_p -pi . log softmax(b_p) = softmax(b_p) - pi.
+    # lr 0.02, weight decay 0.3, 3 steps. Step 1 by hand: Adam's first step is lr times the sign of the gradient
+    # (m^ / sqrt(v^) = g / |g|). b_v = atanh 0.6 = 0.693147: g = 2 x 1.1 x 0.64 + 0.3 x 0.693147 = 1.615944 > 0,
+    # so b_v = 0.673147. b_p[0] = ln 2 (priors 2/10, 1/10 ...): g = 0.2 - 0.5 + 0.3 x 0.693 = -0.0921 < 0, so
+    # b_p[0] = 0.713147; b_p[1] = 0: g = 0.1 - 0.5 = -0.4, so 0.02; b_p[2..8] = 0: g = 0.1, so -0.02. Steps 2 and 3
+    # by adam_reference above (a fit that let gradients pile up between steps, took another number of steps, or
+    # scaled the loss differently would land elsewhere: the decay term does not scale with the loss).
+    # The losses fit returns: the mean over the 3 steps of (z - v)^2 and -pi . log p, each at the step's start.
+    lr, decay, steps = 0.02, 0.3, 3
+    net = biased_net(module)
+    data = [same_examples(3), same_examples(3)]  # two iterations in the window
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=decay)
+    value_loss, policy_loss = module.fit(net, optimizer, data, steps, 4, np.random.default_rng(5))
+
+    tanh = math.tanh
+    b_v = adam_reference(math.atanh(0.6), lambda b: -2 * (-0.5 - tanh(b)) * (1 - tanh(b) ** 2), steps, lr, decay)
+    assert b_v[0] == pytest.approx(0.673147, abs=1e-6)  # the step worked by hand above
+    # The policy bias: its nine numbers are coupled by the softmax, so Adam runs on each with the full gradient.
+    b_p, m, v, seen = np.array([math.log(2)] + [0.0] * 8), np.zeros(9), np.zeros(9), []
+    target = np.array([0.5, 0.5] + [0.0] * 7)
+    for t in range(1, steps + 1):
+        p = np.exp(b_p) / np.exp(b_p).sum()
+        seen.append(-(target * np.log(p)).sum())
+        g = p - target + decay * b_p
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        b_p = b_p - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+        if t == 1:
+            assert b_p == pytest.approx([0.713147, 0.02] + [-0.02] * 7, abs=1e-6)  # by hand above
+    assert net.value.bias.item() == pytest.approx(b_v[-1], abs=1e-5)
+    assert net.policy.bias.detach().numpy() == pytest.approx(b_p, abs=1e-5)
+    assert all(float(p.detach().abs().max()) == 0.0 for name, p in net.named_parameters()
+               if name not in ("policy.bias", "value.bias"))
+    values = [math.atanh(0.6)] + b_v[:-1]  # b_v at each step's start
+    assert value_loss == pytest.approx(np.mean([(-0.5 - tanh(b)) ** 2 for b in values]), abs=1e-5)
+    assert policy_loss == pytest.approx(np.mean(seen), abs=1e-5)
 
 
 def test_network_masks_illegal_moves_and_priors_sum_to_one():
@@ -654,24 +1033,174 @@ def test_visit_counts_sum_to_the_simulations():
     assert all(abs(sum(ch.prior for ch in r.children) - 1) < 1e-9 for r in roots)  # noise keeps priors a distribution
 
 
-def test_values_flip_sign_at_each_ply():
-    root, = alphazero.search([games.TicTacToe()], constant_net(9, 0.5), 1)
-    child = next(ch for ch in root.children if ch.n)
-    assert child.w == -0.5  # the opponent, to move after it, is worth +0.5: the mover into it gets -0.5
+def test_choose_move_raw_policy_and_search():
+    logits = np.array([[5.0, 0, 0, 0, 0, 0, 0, 0, 9.0]])  # the raw policy likes cell 8, then cell 0
+    net = lambda x: (np.repeat(logits, len(x), axis=0), np.zeros(len(x)))  # noqa: E731
     s = games.TicTacToe()
-    for m in (0, 3, 1, 4):
+    assert alphazero.choose_move(s, net, 0) == 8
+    s.play(8)  # cell 8 is taken: the most likely legal move is now 0
+    assert alphazero.choose_move(s, net, 0) == 0
+    s = games.TicTacToe()
+    for m in (0, 3, 1, 4):  # X on 0 and 1, O on 3 and 4: X wins at once on 2, which search finds from uniform priors
         s.play(m)
-    root, = alphazero.search([s], constant_net(9, 0.0), 30)
-    win = next(ch for ch in root.children if ch.move == 2)
-    assert alphazero.best_move(root) == 2 and win.w == win.n  # the exact outcome: +1 for the winner every time
+    uniform = constant_net(9, 0.0)
+    assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
+
+
+def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
+    s = games.ConnectFour()
+    root, = alphazero.search([s], net, 60)
+    child = max(root.children, key=lambda ch: ch.n)
+    s.play(child.move)
+    before_n = sum(ch.n for ch in child.children)
+    clean = [ch.prior for ch in child.children]
+    reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
+    assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
+    assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
+    x, pi, z = alphazero.self_play("connect4", net, 3, plain(alphazero, simulations=10, temp_moves=2, reuse_tree=1),
+                                   np.random.default_rng(0))
+    assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
+
+
+@pytest.mark.parametrize("module", [alphazero, alphazero_plus])
+def test_self_play_keeps_the_subtree_of_the_move_actually_played(module, monkeypatch):
+    # With --reuse-tree, each search but a game's first starts from the node of the move just played: a child of
+    # the last search's root, with its visits, whose move turns the last position into this one. Without it,
+    # every search starts afresh.
+    calls, search = [], module.search
+
+    def recording(states, net, n, *args, roots=None, **kwargs):
+        before = [s.key() for s in states]
+        found = search(states, net, n, *args, roots=roots, **kwargs)
+        kept = [(r.n, list(r.children)) if r is not None else (0, []) for r in roots or [None] * len(states)]
+        calls.append((before, roots or [None] * len(states), found, kept))
+        return found
+    monkeypatch.setattr(module, "search", recording)
+    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 16))
+    for reuse in (True, False):
+        calls.clear()
+        module.self_play("tictactoe", net, 6, plain(module, simulations=12, temp_moves=2, reuse_tree=reuse),
+                         np.random.default_rng(1))
+        kept = 0
+        for (keys, _, found, _), (next_keys, roots, _, kept_stats) in zip(calls, calls[1:]):
+            positions = {}  # a position before the move -> the roots of the games that were there
+            for key, root in zip(keys, found):
+                positions.setdefault(key, []).append(root)
+            for key, root, (n, children) in zip(next_keys, roots, kept_stats):
+                if not reuse:
+                    assert root is None
+                    continue
+                x, o = key  # the game's position now; the last one is a position one stone fewer
+                parents = [(k, r) for k, rs in positions.items() for r in rs if root in r.children]
+                assert len(parents) == 1, "the kept root is a child of a root of the last search"
+                (lx, lo), _ = parents[0]
+                assert lx & x == lx and lo & o == lo and bin((x | o) ^ (lx | lo)).count("1") == 1
+                assert root.move == ((x | o) ^ (lx | lo)).bit_length() - 1  # the move that was played
+                assert n > 0 and children  # with the visits it got
+                kept += 1
+        assert kept > 20 or not reuse
+
+
+class CountingRng:
+    """A numpy Generator that records the probabilities of every move it samples with choice(n, p=...)."""
+
+    def __init__(self, seed):
+        self.rng, self.sampled = np.random.default_rng(seed), []
+
+    def choice(self, n, p=None):
+        self.sampled.append(np.asarray(p).copy())
+        return self.rng.choice(n, p=p)
+
+    def __getattr__(self, name):
+        return getattr(self.rng, name)
+
+
+def test_temperature_samples_the_first_moves_by_visit_counts():
+    # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
+    # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
+    rng = CountingRng(3)
+    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, plain(alphazero, simulations=12, temp_moves=3),
+                                   rng)
+    assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    first_three = pi[stones < 3]  # each game's first three positions, game by game
+    sampled = [rng.sampled[6 * move + game] for game in range(6) for move in range(3)]  # sampled move by move
+    assert len(first_three) == 18 and all(np.allclose(p, s) for p, s in zip(first_three, sampled))
+
+
+def test_the_value_target_is_the_outcome_for_the_player_to_move():
+    # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
+    # the targets alternate in sign from one position to the next (each seen by the player to move there).
+    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, plain(alphazero, simulations=4, temp_moves=9),
+                                   np.random.default_rng(5))
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
+    decisive = [z[a:b] for a, b in zip(starts, starts[1:]) if z[a] != 0]
+    assert len(decisive) >= 5
+    for game in decisive:
+        assert game[-1] == 1.0, "the value target: +1 for the winner, seen by the player to move"
+        assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
+
+
+def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
+    seen = []
+    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *args: (seen.append(data[-1]), (0.0, 0.0))[1])
+    alphazero.train("connect4", alphazero.settings("connect4", iterations=1, games=4, simulations=8), 0,
+                    alphazero.Run(1, log=lambda line: None))
+    x, pi, z = seen[0]
+    half = len(x) // 2
+    board = x.reshape(len(x), 2, 6, 7)
+    assert (board[half:] == board[:half, :, :, ::-1]).all()  # column c of a board is column 6 - c of its mirror
+    assert (pi[half:] == pi[:half, ::-1]).all(), "a mirrored board's policy is the mirrored policy"
+    assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
+
+
+def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
+    # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
+    cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
+    played, fed, self_play, fit = [], [], alphazero.self_play, alphazero.fit
+    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
+    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
+    x = [x.tobytes() for x, _, _ in played]  # one worker: each iteration's positions are its one share's
+    assert [[part[0].tobytes() for part in data] for data in fed] == [[x[0]], [x[0], x[1]], [x[1], x[2]], [x[2], x[3]]]
+    # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
+    # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
+    x = np.zeros((12, 18), dtype=np.float32)
+    x[:, 0] = np.arange(12)
+    drawn = set()
+    class Recorder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(18, 10)
+        def forward(self, x):
+            drawn.update(int(v) for v in x[:, 0])
+            out = self.layer(x)
+            return out[:, :9], torch.tanh(out[:, 9])
+    net = Recorder()
+    data = [(x[:5], np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32)),
+            (x[5:], np.full((7, 9), 1 / 9, np.float32), np.zeros(7, np.float32))]
+    alphazero.fit(net, torch.optim.Adam(net.parameters()), data, 60, 8, np.random.default_rng(3))
+    assert drawn == set(range(12))
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_train_hands_fit_an_adam_with_the_settings_lr_and_weight_decay(module, monkeypatch):
+    # --lr 0.004 and --weight-decay 0.02 (not the defaults 1e-3 and 1e-4): each of fit's calls gets an Adam with them
+    seen, fit = [], module.fit
+
+    def recording_fit(net, optimizer, *args):
+        seen.append((type(optimizer), optimizer.param_groups[0]["lr"], optimizer.param_groups[0]["weight_decay"]))
+        return fit(net, optimizer, *args)
+    monkeypatch.setattr(module, "fit", recording_fit)
+    cfg = module.settings("tictactoe", iterations=2, games=2, simulations=2, steps=2, hidden=8, lr=0.004,
+                          weight_decay=0.02)
+    module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
+    assert seen == [(torch.optim.Adam, 0.004, 0.02)] * 2
 
 
 WORKERS = games.Workers
-
-
-def plain(module, **overrides):
-    """A trainer's settings at its first defaults (alphazero_plus.py's changes all off), with some overridden."""
-    return dict({key: setting.default for key, setting in module.SETTINGS.items()}, **overrides)
 
 
 def in_process_workers(n, start):  # n workers' shares of the games, all played in this process: a test sees each
@@ -721,92 +1250,130 @@ def test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector(
         gc.enable()
 
 
-def kill_self(sig):
-    os.kill(os.getpid(), sig)
+def test_training_is_reproducible_with_workers(tmp_path):
+    cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
+    a, b = (alphazero.train("tictactoe", cfg, 3, alphazero.Run(2, log=lambda line: None)) for _ in range(2))
+    assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
 
 
-def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
-    # One worker of two killed outright (SIGKILL, what the out-of-memory killer sends) while the other is busy for a
-    # minute: map names it and how it died at once, not when the other is done; one that exits (status 3), likewise
-    for job, words in ((kill_self, r"worker 2 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?$"),
-                       (os._exit, r"worker 2 of 2 \(process \d+\) ended with status 3$")):
-        workers = games.Workers(2, lambda: None)
-        try:
-            with pytest.raises(games.WorkerDied, match=words):
-                workers.map(apply_job, [dict(fn=time.sleep, arg=60), dict(fn=job, arg=3 if job is os._exit else 9)])
-        finally:
-            workers.close()
-        assert workers.processes[1].exitcode in (-9, 3) and not any(p.is_alive() for p in workers.processes)
+def test_a_few_iterations_of_training_beat_the_untrained_policy():
+    cfg = alphazero.settings("tictactoe", iterations=3, games=30, simulations=30)
+    nets = {}
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None),
+                    on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}))
+    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
+                     for it in (0, 3))
+    assert after > before + 0.05
 
 
-def test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another():
-    # evaluate.py keeps a pool for its measures while a training part uses its own: a worker of the idle pool killed
-    # outright ends the training's wait at once, not when the idle pool is next used
-    idle, busy = games.Workers(2, lambda: None), games.Workers(2, lambda: None)
+def readme_block(containing):
+    """The README's Python block that holds `containing`, as the README shows it."""
+    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
+    return next(b for b in readme.split("```") if containing in b).removeprefix("python\n")
+
+
+def readme_nim():
+    """The README's class Nim alone, as its block shows it: from `class Nim:` to the first line after it that is
+    neither indented nor blank (the block's lines that use the class)."""
+    lines = readme_block("class Nim:").splitlines(keepends=True)
+    start = next(i for i, line in enumerate(lines) if line.startswith("class Nim:"))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() and not lines[i][0].isspace()), len(lines))
+    return "".join(lines[start:end])
+
+
+def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypatch):
+    """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
+    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training.
+    Its game: you take 1 from 10, and each time the agent leaves a multiple of 4 (9 -> 8, 7 -> 4, 3 -> 0): it wins."""
+    block = readme_block("class Nim:")
+    monkeypatch.setattr("builtins.input", lambda prompt: "1")
+    scope = {}
     try:
-        os.kill(idle.processes[0].pid, 9)
-        with pytest.raises(games.WorkerDied, match=r"^worker 1 of 2 \(process \d+\) was killed by SIGKILL"):
-            busy.map(apply_job, [dict(fn=time.sleep, arg=60)] * 2)
+        exec(block, scope)
+        Nim, net = scope["Nim"], scope["net"]
+        out = capsys.readouterr().out
+        assert "UCT takes 2\n" in out and out.rstrip().endswith("0 sticks\nthe agent wins")
+        assert [line.split(" (")[0] for line in out.splitlines() if line.startswith("the agent plays")] == \
+            [f"the agent plays {take}" for take in (1, 3, 3)]
+        winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
+        untrained = alphazero.NumpyNet(net_for(alphazero, "nim", 32))
+        correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
+                   for network in (untrained, net)]
+        assert correct[1] == len(winning) > correct[0]
     finally:
-        idle.close()
-        busy.close()
-    assert idle not in games.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
+        alphazero.GAMES.pop("nim", None), alphazero.GAME_SETTINGS.pop("nim", None)
 
 
-def apply_job(fn, arg):
-    return fn(arg)
+def test_a_game_registered_at_run_time_reaches_the_worker_processes(monkeypatch):
+    # The README's Nim, registered in GAMES by this process alone (not in a module the workers import): a training
+    # with 2 workers plays it, since on Linux the workers start as copies of this process (games.START asks for
+    # fork, which Python 3.14 no longer gives by default). 2 workers x 3 games of Nim, 5 simulations a move.
+    scope = {"np": np}
+    exec(readme_nim(), scope)
+    monkeypatch.setitem(alphazero.GAMES, "nim", scope["Nim"])
+    cfg = alphazero.settings("nim", hidden=8, iterations=1, games=6, simulations=5, steps=2)
+    lines = []
+    alphazero.train("nim", cfg, 0, alphazero.Run(2, log=lines.append))
+    assert len(lines) == 1 and "games    6" in lines[0]
 
 
-def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
-    # A main process killed by SIGKILL runs no clean-up: its workers, busy for a minute, see it gone and end
-    # themselves before their jobs do (they would write the file `done`)
-    script = tmp_path / "main.py"
-    script.write_text(f"""import sys, time
-sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
-import games
-def busy(seconds):
-    time.sleep(seconds)
-    open({str(tmp_path / "done")!r}, "w")
-workers = games.Workers(2, lambda: None)
-print(*[p.pid for p in workers.processes], flush=True)
-workers.map(busy, [dict(seconds=60)] * 2)
-""")
-    main = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
-    pids = [int(pid) for pid in main.stdout.readline().split()]
-    main.kill()
-    main.wait()
-    for pid in pids:  # each exits (then init reaps it): wait for the sign; a hang fails instead of stalling the suite
-        for _ in range(12000):
-            if ended(pid):
-                break
-            time.sleep(0.05)
-        else:
-            os.kill(pid, 9)
-            raise AssertionError(f"worker {pid} outlived its main process by 10 minutes")
-    assert not (tmp_path / "done").exists()  # (ended before its job did)
-
-
-def ended(pid):  # a process gone, or a zombie that only waits to be reaped
+def test_train_from_python_puts_the_process_back_as_it_found_it(tmp_path):
+    # start_process sets one torch thread and gc thresholds of (50000, 20, 20) for a training; train() called from
+    # Python puts back the caller's own, here 2 threads and thresholds (900, 11, 12), whether it ends or is refused
+    # (a path that holds text). fit's on_step is told once per Adam step: 3 steps, 2 iterations, 6 calls.
+    before = torch.get_num_threads(), gc.get_threshold()
+    inside, steps, fit = [], [], alphazero.fit
     try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
-def quotient(a, b):
-    return a // b
-
-
-def test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back():
-    # 7 jobs on 2 processes: each result in its job's place; an exception in a worker is raised here, as it was
-    workers = games.Workers(2, lambda: None)
-    try:
-        assert workers.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
-        assert len({pid for pid in workers.map(os.getpid, [{}] * 4)} - {os.getpid()}) >= 1  # not in this process
-        with pytest.raises(ZeroDivisionError):
-            workers.map(quotient, [dict(a=1, b=0)])
+        torch.set_num_threads(2)
+        gc.set_threshold(900, 11, 12)
+        cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=3)
+        alphazero.fit = lambda *args: fit(*args[:-1], lambda: steps.append(args[-1]) or args[-1]())
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None),
+                        on_iteration=lambda it, net: inside.append((torch.get_num_threads(), gc.get_threshold())))
+        assert inside == [(1, (50_000, 20, 20))] * 3 and len(steps) == 6
+        assert (torch.get_num_threads(), gc.get_threshold()) == (2, (900, 11, 12))
+        (tmp_path / "notes.txt").write_text("mine")
+        with pytest.raises(ValueError, match="holds text"):
+            alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(tmp_path / "notes.txt")))
+        assert (torch.get_num_threads(), gc.get_threshold()) == (2, (900, 11, 12))
     finally:
-        workers.close()
+        alphazero.fit = fit
+        torch.set_num_threads(before[0])
+        gc.set_threshold(*before[1])
+
+
+def test_the_network_takes_its_sizes_and_names_no_game():
+    # Net(n_inputs, n_actions, hidden): 5 inputs, 3 moves, 4 units, no game anywhere: 5*4+4 + 4*4+4 + 4*3+3 + 4+1
+    # = 24 + 20 + 15 + 5 = 64 weights; a batch of 2 gives 2 rows of 3 logits and 2 values in [-1, 1]
+    net = alphazero.Net(5, 3, 4)
+    logits, values = net(torch.ones(2, 5))
+    assert sum(p.numel() for p in net.parameters()) == 64 and logits.shape == (2, 3) and values.shape == (2,)
+    assert "game" not in vars(net) and (abs(values) <= 1).all()
+
+
+def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatch, capsys):
+    # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
+    # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
+    # node, its visits kept; without, the next search starts from nothing.
+    net = alphazero.NumpyNet(zeroed(net_for(alphazero, "tictactoe", 8)))
+    root = alphazero.search([games.TicTacToe()], net, 120)[0]
+    chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
+    reply = max(chosen.children, key=lambda ch: ch.n)
+    assert reply.n >= 2  # worth keeping
+    name = games.TicTacToe().move_name(reply.move)
+    for reuse, expected in ((1, reply.n), (0, 0)):
+        starts, search = [], alphazero.search
+        def recording(states, net, n, c_puct=1.25, noise=None, roots=None, cache=None):
+            starts.append(roots[0].n if roots and roots[0] else 0)
+            return search(states, net, n, c_puct, noise, roots, cache)
+        monkeypatch.setattr(alphazero, "search", recording)
+        answers = iter([name])  # then no more: StopIteration ends the game
+        monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+        with pytest.raises(StopIteration):
+            alphazero.play("tictactoe", net, 120, human_first=False, reuse_tree=reuse)
+        assert starts == [0, expected]
+        monkeypatch.setattr(alphazero, "search", search)
+    capsys.readouterr()
 
 
 class Terminal:
@@ -878,6 +1445,110 @@ def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
     assert heard == {0: (5, len(parts[0][2])), 1: (4, len(parts[1][2]))} and len(parts[0][2]) > 5 * 5
 
 
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, monkeypatch):
+    # A game added to GAMES alone takes SETTINGS' defaults, and its own overrides from GAME_SETTINGS; settings given
+    # by hand that lack some are named before any work
+    monkeypatch.setitem(module.GAMES, "letters", Letters)
+    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
+    cfg = module.settings("letters")
+    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"].default == 256
+    partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
+    with pytest.raises(ValueError, match=r"^the settings for letters lack batch, mirror: settings\(\) gives every one$"):
+        module.train("letters", partial, 0, module.Run(1))
+    module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_mirror_1_trains_tictactoe_and_is_refused_for_a_game_without_a_mirror(module, monkeypatch):
+    cfg = module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, mirror=1)
+    lines = []
+    module.train("tictactoe", cfg, 0, module.Run(1, log=lines.append))  # tic-tac-toe has its mirror now
+    assert len(lines) == 1
+    monkeypatch.setitem(module.GAMES, "letters", Letters)  # a game with everything but the mirror
+    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(mirror=1))
+    games_played = []
+    monkeypatch.setattr(module, "self_play", lambda *a, **k: games_played.append(a))
+    with pytest.raises(ValueError, match=r"^the game letters has no mirror_encoding, mirror_policy: see the contract "
+                                         r"in games.py \(--mirror 1 needs the mirror\)$"):
+        module.train("letters", module.settings("letters"), 0, module.Run(1))
+    assert games_played == []  # refused before any work
+
+
+def test_checkpoint_round_trip_and_bad_files(tmp_path):
+    net = net_for(alphazero, "tictactoe", 16)
+    path = str(tmp_path / "t.pt")
+    alphazero.save(net, path, "tictactoe")
+    back = alphazero.load(path, "tictactoe")
+    assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+    with pytest.raises(ValueError, match="tictactoe network, not connect4"):
+        alphazero.load(path, "connect4")
+    (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
+    for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
+                 ["--play", "--checkpoint", str(tmp_path / "missing.pt")]):
+        message = exit_message("alphazero.py", *argv)
+        assert message.startswith("alphazero.py: error: ") and len(message.splitlines()) == 1
+
+
+def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monkeypatch):
+    path = str(tmp_path / "n.pt")
+    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
+    alphazero.save(net_for(alphazero, "letters", 4), path, "letters")
+    monkeypatch.delitem(alphazero.GAMES, "letters")
+    with pytest.raises(ValueError, match=r"n.pt holds a letters network, a game that only a trainer's --game letters "
+                                         r"knows$"):
+        alphazero.load(path)
+
+
+@pytest.mark.parametrize("saver", [alphazero, gumbel, alphazero_plus])
+@pytest.mark.parametrize("loader", [alphazero, gumbel, alphazero_plus])
+def test_every_trainers_load_refuses_another_games_checkpoint_naming_both(saver, loader, tmp_path):
+    # A tic-tac-toe network asked for as Connect Four (and the other way), as a Net and as the dict that --resume
+    # reads: ValueError in one line that names the game it holds and the game asked for
+    for held, asked in (("tictactoe", "connect4"), ("connect4", "tictactoe")):
+        path = str(tmp_path / f"{held}.pt")
+        saver.save(net_for(saver, held, 8), path, held)
+        for as_net in (True, False):
+            with pytest.raises(ValueError) as e:
+                loader.load(path, asked, as_net=as_net)
+            assert str(e.value) == f"{path} holds a {held} network, not {asked}"
+        assert loader.load(path, held).policy.out_features == loader.GAMES[held].n_actions  # its own game loads
+
+
+@pytest.mark.parametrize("module", ["alphazero", "gumbel"])
+def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
+    path = str(tmp_path / "connect4.pt")
+    trainer = alphazero if module == "alphazero" else gumbel
+    trainer.save(net_for(trainer, "connect4", 16), path, "connect4")
+    block = readme_block('alphazero.load("connect4.pt")')
+    lines = block.replace("alphazero", module).replace("connect4.pt", path)
+    scope = {}
+    exec(lines, scope)  # exactly as the README shows them
+    net = trainer.NumpyNet(trainer.load(path))
+    assert scope["move"] == trainer.best_move(trainer.search([games.ConnectFour()], net, 50)[0])  # its 50 simulations
+
+
+def test_resume_goes_on_from_the_iterations_done(tmp_path):
+    path, lines = str(tmp_path / "r.pt"), []
+    cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, log=lambda line: None))
+    alphazero.train("tictactoe", dict(cfg, iterations=4), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
+    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
+    assert torch.load(path, weights_only=True)["iterations_done"] == 4
+    before = open(path, "rb").read()
+    assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
+                        "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
+        f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
+    assert open(path, "rb").read() == before  # left as it was
+    ckpt = torch.load(path, weights_only=True)
+    del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
+    torch.save(ckpt, path)
+    lines.clear()
+    alphazero.train("tictactoe", dict(cfg, iterations=5), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
+    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["5/5"]  # after the 4 it had
+    assert torch.load(path, weights_only=True)["iterations_done"] == 5
+
+
 def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch):
     # 2 iterations of 5 Adam steps, then --resume: the first steps after it start from the checkpoint's moments and
     # from step 10, not from zero, so a resumed run goes on as the run would have.
@@ -917,500 +1588,6 @@ def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_def
         module.train("tictactoe", dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True))
 
 
-def test_a_few_iterations_of_training_beat_the_untrained_policy():
-    cfg = alphazero.settings("tictactoe", iterations=3, games=30, simulations=30)
-    nets = {}
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None),
-                    on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}))
-    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
-                     for it in (0, 3))
-    assert after > before + 0.05
-
-
-def test_training_is_reproducible_with_workers(tmp_path):
-    cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
-    a, b = (alphazero.train("tictactoe", cfg, 3, alphazero.Run(2, log=lambda line: None)) for _ in range(2))
-    assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
-
-
-def test_checkpoint_round_trip_and_bad_files(tmp_path):
-    net = net_for(alphazero, "tictactoe", 16)
-    path = str(tmp_path / "t.pt")
-    alphazero.save(net, path, "tictactoe")
-    back = alphazero.load(path, "tictactoe")
-    assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
-    with pytest.raises(ValueError, match="tictactoe network, not connect4"):
-        alphazero.load(path, "connect4")
-    (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
-    for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
-                 ["--play", "--checkpoint", str(tmp_path / "missing.pt")]):
-        message = exit_message("alphazero.py", *argv)
-        assert message.startswith("alphazero.py: error: ") and len(message.splitlines()) == 1
-
-
-def test_scripted_play_games_end_as_worked_out(tmp_path):
-    # A network with every weight 0 gives every legal move the same prior, and the raw policy (--simulations 0)
-    # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
-    # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
-    # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
-    path = str(tmp_path / "zero.pt")
-    alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), path, "tictactoe")
-    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
-    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
-    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
-    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0",
-              "--first", "agent", stdin=moves)
-    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
-    lines = out.stdout.splitlines()
-    first = lines.index("the raw policy (no search):")
-    probabilities = [float(line.split()[1]) for line in lines[first + 2:first + 11]]  # the 9 equal priors
-    assert probabilities == [0.11] * 9
-
-
-@pytest.mark.parametrize("module", ["alphazero", "gumbel"])
-def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
-    path = str(tmp_path / "connect4.pt")
-    trainer = alphazero if module == "alphazero" else gumbel
-    trainer.save(net_for(trainer, "connect4", 16), path, "connect4")
-    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
-    block = next(b for b in readme.split("```") if 'alphazero.load("connect4.pt")' in b).removeprefix("python\n")
-    lines = block.replace("alphazero", module).replace("connect4.pt", path)
-    scope = {}
-    exec(lines, scope)  # exactly as the README shows them
-    net = trainer.NumpyNet(trainer.load(path))
-    assert scope["move"] == trainer.best_move(trainer.search([games.ConnectFour()], net, 50)[0])  # its 50 simulations
-
-
-def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
-    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
-    s = games.ConnectFour()
-    root, = alphazero.search([s], net, 60)
-    child = max(root.children, key=lambda ch: ch.n)
-    s.play(child.move)
-    before_n = sum(ch.n for ch in child.children)
-    clean = [ch.prior for ch in child.children]
-    reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
-    assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
-    assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
-    x, pi, z = alphazero.self_play("connect4", net, 3, plain(alphazero, simulations=10, temp_moves=2, reuse_tree=1),
-                                   np.random.default_rng(0))
-    assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
-
-
-@pytest.mark.parametrize("module", [alphazero, alphazero_plus])
-def test_self_play_keeps_the_subtree_of_the_move_actually_played(module, monkeypatch):
-    # With --reuse-tree, each search but a game's first starts from the node of the move just played: a child of
-    # the last search's root, with its visits, whose move turns the last position into this one. Without it,
-    # every search starts afresh.
-    calls, search = [], module.search
-
-    def recording(states, net, n, *args, roots=None, **kwargs):
-        before = [s.key() for s in states]
-        found = search(states, net, n, *args, roots=roots, **kwargs)
-        kept = [(r.n, list(r.children)) if r is not None else (0, []) for r in roots or [None] * len(states)]
-        calls.append((before, roots or [None] * len(states), found, kept))
-        return found
-    monkeypatch.setattr(module, "search", recording)
-    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 16))
-    for reuse in (True, False):
-        calls.clear()
-        module.self_play("tictactoe", net, 6, plain(module, simulations=12, temp_moves=2, reuse_tree=reuse),
-                         np.random.default_rng(1))
-        kept = 0
-        for (keys, _, found, _), (next_keys, roots, _, kept_stats) in zip(calls, calls[1:]):
-            positions = {}  # a position before the move -> the roots of the games that were there
-            for key, root in zip(keys, found):
-                positions.setdefault(key, []).append(root)
-            for key, root, (n, children) in zip(next_keys, roots, kept_stats):
-                if not reuse:
-                    assert root is None
-                    continue
-                x, o = key  # the game's position now; the last one is a position one stone fewer
-                parents = [(k, r) for k, rs in positions.items() for r in rs if root in r.children]
-                assert len(parents) == 1, "the kept root is a child of a root of the last search"
-                (lx, lo), _ = parents[0]
-                assert lx & x == lx and lo & o == lo and bin((x | o) ^ (lx | lo)).count("1") == 1
-                assert root.move == ((x | o) ^ (lx | lo)).bit_length() - 1  # the move that was played
-                assert n > 0 and children  # with the visits it got
-                kept += 1
-        assert kept > 20 or not reuse
-
-
-def test_choose_move_raw_policy_and_search():
-    logits = np.array([[5.0, 0, 0, 0, 0, 0, 0, 0, 9.0]])  # the raw policy likes cell 8, then cell 0
-    net = lambda x: (np.repeat(logits, len(x), axis=0), np.zeros(len(x)))  # noqa: E731
-    s = games.TicTacToe()
-    assert alphazero.choose_move(s, net, 0) == 8
-    s.play(8)  # cell 8 is taken: the most likely legal move is now 0
-    assert alphazero.choose_move(s, net, 0) == 0
-    s = games.TicTacToe()
-    for m in (0, 3, 1, 4):  # X on 0 and 1, O on 3 and 4: X wins at once on 2, which search finds from uniform priors
-        s.play(m)
-    uniform = constant_net(9, 0.0)
-    assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
-
-
-def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypatch):
-    """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
-    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), which it missed before training.
-    Its game: you take 1 from 10, and each time the agent leaves a multiple of 4 (9 -> 8, 7 -> 4, 3 -> 0): it wins."""
-    readme = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "README.md")).read()
-    block = next(b for b in readme.split("```") if "class Nim:" in b).removeprefix("python\n")
-    monkeypatch.setattr("builtins.input", lambda prompt: "1")
-    scope = {}
-    try:
-        exec(block, scope)
-        Nim, net = scope["Nim"], scope["net"]
-        out = capsys.readouterr().out
-        assert "UCT takes 2\n" in out and out.rstrip().endswith("0 sticks\nthe agent wins")
-        assert [line.split(" (")[0] for line in out.splitlines() if line.startswith("the agent plays")] == \
-            [f"the agent plays {take}" for take in (1, 3, 3)]
-        winning = [Nim(n) for n in range(1, 11) if n % 4]  # each has exactly one winning move: take n % 4
-        untrained = alphazero.NumpyNet(net_for(alphazero, "nim", 32))
-        correct = [sum(alphazero.choose_move(s, network, 0) == s.sticks % 4 - 1 for s in winning)
-                   for network in (untrained, net)]
-        assert correct[1] == len(winning) > correct[0]
-    finally:
-        alphazero.GAMES.pop("nim", None), alphazero.GAME_SETTINGS.pop("nim", None)
-
-
-def test_resume_goes_on_from_the_iterations_done(tmp_path):
-    path, lines = str(tmp_path / "r.pt"), []
-    cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, log=lambda line: None))
-    alphazero.train("tictactoe", dict(cfg, iterations=4), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
-    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
-    assert torch.load(path, weights_only=True)["iterations_done"] == 4
-    before = open(path, "rb").read()
-    assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
-                        "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
-        f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
-    assert open(path, "rb").read() == before  # left as it was
-    ckpt = torch.load(path, weights_only=True)
-    del ckpt["settings"]["reuse_tree"]  # a checkpoint saved before --reuse-tree existed trained with its default
-    torch.save(ckpt, path)
-    lines.clear()
-    alphazero.train("tictactoe", dict(cfg, iterations=5), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
-    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["5/5"]  # after the 4 it had
-    assert torch.load(path, weights_only=True)["iterations_done"] == 5
-
-
-def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(monkeypatch, capsys):
-    rows = agents_first_table(alphazero, "tictactoe", 3, monkeypatch, capsys)  # 3 simulations: 6 moves unvisited
-    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == 6
-    assert all(row[3] != "-" for row in rows if row[2] != "0")
-
-
-def test_alphazero_puct_score_picks_by_hand():
-    # c_puct = 0.75 (the lab's is 1.25), priors 0.5, 0.3, 0.2, root N = 5: sqrt 5 = 2.2361. Values in [-1, 1]:
-    #   move 0: unvisited, 0 + 0.75 * 0.5 * 2.2361 / 1 = 0.8385
-    #   move 1: 3.2 / 4 = 0.8 + 0.75 * 0.3 * 2.2361 / 5 = 0.8 + 0.1006 = 0.9006  <- the largest
-    #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
-    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
-    # pick move 0.
-    root = alphazero.Node()
-    root.children = [alphazero.Node(m, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
-    root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
-    alphazero.search([games.TicTacToe()], constant_net(9, 0.0), 1, c_puct=0.75, roots=[root])
-    assert [ch.n for ch in root.children] == [0, 5, 0], "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
-
-
-def test_dirichlet_noise_mixes_its_weight_and_alpha():
-    # P = (1 - w) p + w eta, eta ~ Dir(alpha) over 4 moves, w = 0.4, alpha = 0.3, priors 0.7, 0.1, 0.1, 0.1.
-    # Mean of move 0: 0.6 * 0.7 + 0.4 * 1/4 = 0.52 (swapped weights: 0.4 * 0.7 + 0.6 / 4 = 0.43).
-    # Var of eta_0 under Dir(0.3 x 4): a (a0 - a) / (a0^2 (a0 + 1)) = 0.3 * 0.9 / (1.44 * 2.2) = 0.085227, so
-    # Var of P_0 = 0.4^2 * 0.085227 = 0.013636 (alpha = 1 would give 0.16 * 0.0375 = 0.006).
-    # Over 20,000 draws: the mean's standard error is sqrt(0.013636 / 20000) = 0.0008 (tolerance 0.005), the
-    # variance's about 0.0002 (tolerance 0.0015).
-    rng, draws = np.random.default_rng(7), []
-    for _ in range(20_000):
-        root = alphazero.Node()
-        root.children = [alphazero.Node(m, p) for m, p in enumerate((0.7, 0.1, 0.1, 0.1))]
-        alphazero.add_dirichlet(root, rng, alpha=0.3, weight=0.4)
-        draws.append(root.children[0].prior)
-    assert abs(np.mean(draws) - 0.52) < 0.005, "Dirichlet mix: P = (1 - weight) p + weight eta"
-    assert abs(np.var(draws) - 0.013636) < 0.0015, "Dirichlet noise: eta ~ Dir(alpha)"
-
-
-class CountingRng:
-    """A numpy Generator that records the probabilities of every move it samples with choice(n, p=...)."""
-
-    def __init__(self, seed):
-        self.rng, self.sampled = np.random.default_rng(seed), []
-
-    def choice(self, n, p=None):
-        self.sampled.append(np.asarray(p).copy())
-        return self.rng.choice(n, p=p)
-
-    def __getattr__(self, name):
-        return getattr(self.rng, name)
-
-
-def test_temperature_samples_the_first_moves_by_visit_counts():
-    # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
-    # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
-    rng = CountingRng(3)
-    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, plain(alphazero, simulations=12, temp_moves=3),
-                                   rng)
-    assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
-    stones = x.reshape(len(x), -1).sum(axis=1)
-    first_three = pi[stones < 3]  # each game's first three positions, game by game
-    sampled = [rng.sampled[6 * move + game] for game in range(6) for move in range(3)]  # sampled move by move
-    assert len(first_three) == 18 and all(np.allclose(p, s) for p, s in zip(first_three, sampled))
-
-
-def test_the_value_target_is_the_outcome_for_the_player_to_move():
-    # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
-    # the targets alternate in sign from one position to the next (each seen by the player to move there).
-    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, plain(alphazero, simulations=4, temp_moves=9),
-                                   np.random.default_rng(5))
-    stones = x.reshape(len(x), -1).sum(axis=1)
-    starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
-    decisive = [z[a:b] for a, b in zip(starts, starts[1:]) if z[a] != 0]
-    assert len(decisive) >= 5
-    for game in decisive:
-        assert game[-1] == 1.0, "the value target: +1 for the winner, seen by the player to move"
-        assert all(game[i + 1] == -game[i] for i in range(len(game) - 1)), "the value target flips sign each ply"
-
-
-def biased_net(module):
-    """Every weight 0 but the output biases, ln 2 on move 0's logit and atanh 0.6 on the value: the same output for
-    every position, priors 2 / 10 on move 0 and 1 / 10 on each other, v = 0.6."""
-    net = zeroed(net_for(module, "tictactoe", 8))
-    with torch.no_grad():
-        net.policy.bias[0] = math.log(2)
-        net.value.bias[0] = math.atanh(0.6)
-    return net
-
-
-def same_examples(n):  # n tic-tac-toe examples alike: x all ones, pi (0.5, 0.5, 0, ...), z = -0.5
-    pi = np.zeros((n, 9), np.float32)
-    pi[:, :2] = 0.5
-    return np.ones((n, 18), np.float32), pi, np.full(n, -0.5, np.float32)
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_the_losses_of_a_batch_by_hand(module):
-    # A network whose weights are all 0 gives every position the same output: logits = the policy bias, v = tanh of
-    # the value bias. Bias ln 2 on move 0 and 0 elsewhere: p = 2 / 10 = 0.2 for move 0, 1 / 10 = 0.1 for each other.
-    # Target pi = (0.5, 0.5, 0, ...): policy loss = -(0.5 ln 0.2 + 0.5 ln 0.1) = 0.5 (1.6094 + 2.3026) = 1.9560
-    # (a softmax over the batch instead of the moves would give each row's 0.5 its own batch-wide share).
-    # v = tanh(atanh 0.6) = 0.6, target z = -0.5: value loss = (-0.5 - 0.6)^2 = 1.21 (a flipped sign: 0.01).
-    net = biased_net(module)
-    data = [same_examples(5)]
-    optimizer = torch.optim.Adam(net.parameters(), lr=1e-3)
-    value_loss, policy_loss = module.fit(net, optimizer, data, 1, 4, np.random.default_rng(0))
-    assert value_loss == pytest.approx(1.21, abs=1e-5), "the value loss: (z - v)^2"
-    assert policy_loss == pytest.approx(1.9560, abs=1e-4), "the policy loss: -pi . log p"
-
-
-def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
-    """--play with the agent first, stopped at the human's first move: the rows of the agent's table."""
-    monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
-    net = module.NumpyNet(zeroed(net_for(module, game, 8)))
-    with pytest.raises(EOFError):
-        module.play(game, net, n_simulations, human_first=False)
-    lines = capsys.readouterr().out.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
-    return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel])
-def test_play_shows_every_legal_move(module, monkeypatch, capsys):
-    rows = agents_first_table(module, "connect4", 3, monkeypatch, capsys)  # 3 simulations, 7 columns
-    assert sorted(row[0] for row in rows) == list("1234567") and all(row[1] == "0.14" for row in rows)  # 1/7 each
-
-
-def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatch, capsys):
-    # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
-    # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
-    # node, its visits kept; without, the next search starts from nothing.
-    net = alphazero.NumpyNet(zeroed(net_for(alphazero, "tictactoe", 8)))
-    root = alphazero.search([games.TicTacToe()], net, 120)[0]
-    chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
-    reply = max(chosen.children, key=lambda ch: ch.n)
-    assert reply.n >= 2  # worth keeping
-    name = games.TicTacToe().move_name(reply.move)
-    for reuse, expected in ((1, reply.n), (0, 0)):
-        starts, search = [], alphazero.search
-        def recording(states, net, n, c_puct=1.25, noise=None, roots=None, cache=None):
-            starts.append(roots[0].n if roots and roots[0] else 0)
-            return search(states, net, n, c_puct, noise, roots, cache)
-        monkeypatch.setattr(alphazero, "search", recording)
-        answers = iter([name])  # then no more: StopIteration ends the game
-        monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
-        with pytest.raises(StopIteration):
-            alphazero.play("tictactoe", net, 120, human_first=False, reuse_tree=reuse)
-        assert starts == [0, expected]
-        monkeypatch.setattr(alphazero, "search", search)
-    capsys.readouterr()
-
-
-def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monkeypatch):
-    path = str(tmp_path / "n.pt")
-    monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
-    alphazero.save(net_for(alphazero, "letters", 4), path, "letters")
-    monkeypatch.delitem(alphazero.GAMES, "letters")
-    with pytest.raises(ValueError, match=r"n.pt holds a letters network, a game that only a trainer's --game letters "
-                                         r"knows$"):
-        alphazero.load(path)
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, monkeypatch):
-    # A game added to GAMES alone takes SETTINGS' defaults, and its own overrides from GAME_SETTINGS; settings given
-    # by hand that lack some are named before any work
-    monkeypatch.setitem(module.GAMES, "letters", Letters)
-    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
-    cfg = module.settings("letters")
-    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"].default == 256
-    partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
-    with pytest.raises(ValueError, match=r"^the settings for letters lack batch, mirror: settings\(\) gives every one$"):
-        module.train("letters", partial, 0, module.Run(1))
-    module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_mirror_1_trains_tictactoe_and_is_refused_for_a_game_without_a_mirror(module, monkeypatch):
-    cfg = module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, mirror=1)
-    lines = []
-    module.train("tictactoe", cfg, 0, module.Run(1, log=lines.append))  # tic-tac-toe has its mirror now
-    assert len(lines) == 1
-    monkeypatch.setitem(module.GAMES, "letters", Letters)  # a game with everything but the mirror
-    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(mirror=1))
-    games_played = []
-    monkeypatch.setattr(module, "self_play", lambda *a, **k: games_played.append(a))
-    with pytest.raises(ValueError, match=r"^the game letters has no mirror_encoding, mirror_policy: see the contract "
-                                         r"in games.py \(--mirror 1 needs the mirror\)$"):
-        module.train("letters", module.settings("letters"), 0, module.Run(1))
-    assert games_played == []  # refused before any work
-
-
-def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
-    # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
-    cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
-    played, fed, self_play, fit = [], [], alphazero.self_play, alphazero.fit
-    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
-    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
-    x = [x.tobytes() for x, _, _ in played]  # one worker: each iteration's positions are its one share's
-    assert [[part[0].tobytes() for part in data] for data in fed] == [[x[0]], [x[0], x[1]], [x[1], x[2]], [x[2], x[3]]]
-    # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
-    # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
-    x = np.zeros((12, 18), dtype=np.float32)
-    x[:, 0] = np.arange(12)
-    drawn = set()
-    class Recorder(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.layer = torch.nn.Linear(18, 10)
-        def forward(self, x):
-            drawn.update(int(v) for v in x[:, 0])
-            out = self.layer(x)
-            return out[:, :9], torch.tanh(out[:, 9])
-    net = Recorder()
-    data = [(x[:5], np.full((5, 9), 1 / 9, np.float32), np.zeros(5, np.float32)),
-            (x[5:], np.full((7, 9), 1 / 9, np.float32), np.zeros(7, np.float32))]
-    alphazero.fit(net, torch.optim.Adam(net.parameters()), data, 60, 8, np.random.default_rng(3))
-    assert drawn == set(range(12))
-
-
-def test_ties_in_the_visit_counts_go_to_the_higher_prior():
-    # Two children with 4 visits each: the one with prior 0.35 over the one with 0.15, whichever comes first
-    for priors in ((0.15, 0.35), (0.35, 0.15)):
-        root = alphazero.Node()
-        root.children = [alphazero.Node(m, p) for m, p in enumerate(priors)] + [alphazero.Node(2, 0.5)]
-        root.children[0].n = root.children[1].n = 4
-        root.children[2].n = 3  # the highest prior, but fewer visits
-        assert alphazero.best_move(root) == priors.index(0.35)
-
-
-def adam_reference(p, grad, steps, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
-    """Adam as Kingma and Ba write it, with torch's weight decay (L2: weight_decay * p added to the gradient), on one
-    number p whose loss gradient is grad(p). Returns p after each step."""
-    m = v = 0.0
-    out = []
-    for t in range(1, steps + 1):
-        g = grad(p) + weight_decay * p
-        m = betas[0] * m + (1 - betas[0]) * g
-        v = betas[1] * v + (1 - betas[1]) * g * g
-        p -= lr * (m / (1 - betas[0] ** t)) / (math.sqrt(v / (1 - betas[1] ** t)) + eps)
-        out.append(p)
-    return out
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_fit_takes_adam_steps_with_l2_weight_decay_worked_by_hand(module):
-    # A network whose weights are all 0 except two output biases: every position gives logits = the policy bias b_p
-    # and v = tanh(b_v), and the hidden units are ReLU(0) = 0, so no weight gets a gradient (nor decay: 0.3 x 0) and
-    # only the biases move. Every example is the same (z = -0.5, pi = (0.5, 0.5, 0, ...)), so any minibatch gives
-    #   d/db_v (z - tanh b_v)^2 = -2 (z - v)(1 - v^2),   d/db_p -pi . log softmax(b_p) = softmax(b_p) - pi.
-    # lr 0.02, weight decay 0.3, 3 steps. Step 1 by hand: Adam's first step is lr times the sign of the gradient
-    # (m^ / sqrt(v^) = g / |g|). b_v = atanh 0.6 = 0.693147: g = 2 x 1.1 x 0.64 + 0.3 x 0.693147 = 1.615944 > 0,
-    # so b_v = 0.673147. b_p[0] = ln 2 (priors 2/10, 1/10 ...): g = 0.2 - 0.5 + 0.3 x 0.693 = -0.0921 < 0, so
-    # b_p[0] = 0.713147; b_p[1] = 0: g = 0.1 - 0.5 = -0.4, so 0.02; b_p[2..8] = 0: g = 0.1, so -0.02. Steps 2 and 3
-    # by adam_reference above (a fit that let gradients pile up between steps, took another number of steps, or
-    # scaled the loss differently would land elsewhere: the decay term does not scale with the loss).
-    # The losses fit returns: the mean over the 3 steps of (z - v)^2 and -pi . log p, each at the step's start.
-    lr, decay, steps = 0.02, 0.3, 3
-    net = biased_net(module)
-    data = [same_examples(3), same_examples(3)]  # two iterations in the window
-    optimizer = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=decay)
-    value_loss, policy_loss = module.fit(net, optimizer, data, steps, 4, np.random.default_rng(5))
-
-    tanh = math.tanh
-    b_v = adam_reference(math.atanh(0.6), lambda b: -2 * (-0.5 - tanh(b)) * (1 - tanh(b) ** 2), steps, lr, decay)
-    assert b_v[0] == pytest.approx(0.673147, abs=1e-6)  # the step worked by hand above
-    # The policy bias: its nine numbers are coupled by the softmax, so Adam runs on each with the full gradient.
-    b_p, m, v, seen = np.array([math.log(2)] + [0.0] * 8), np.zeros(9), np.zeros(9), []
-    target = np.array([0.5, 0.5] + [0.0] * 7)
-    for t in range(1, steps + 1):
-        p = np.exp(b_p) / np.exp(b_p).sum()
-        seen.append(-(target * np.log(p)).sum())
-        g = p - target + decay * b_p
-        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
-        b_p = b_p - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
-        if t == 1:
-            assert b_p == pytest.approx([0.713147, 0.02] + [-0.02] * 7, abs=1e-6)  # by hand above
-    assert net.value.bias.item() == pytest.approx(b_v[-1], abs=1e-5)
-    assert net.policy.bias.detach().numpy() == pytest.approx(b_p, abs=1e-5)
-    assert all(float(p.detach().abs().max()) == 0.0 for name, p in net.named_parameters()
-               if name not in ("policy.bias", "value.bias"))
-    values = [math.atanh(0.6)] + b_v[:-1]  # b_v at each step's start
-    assert value_loss == pytest.approx(np.mean([(-0.5 - tanh(b)) ** 2 for b in values]), abs=1e-5)
-    assert policy_loss == pytest.approx(np.mean(seen), abs=1e-5)
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_train_hands_fit_an_adam_with_the_settings_lr_and_weight_decay(module, monkeypatch):
-    # --lr 0.004 and --weight-decay 0.02 (not the defaults 1e-3 and 1e-4): each of fit's calls gets an Adam with them
-    seen, fit = [], module.fit
-
-    def recording_fit(net, optimizer, *args):
-        seen.append((type(optimizer), optimizer.param_groups[0]["lr"], optimizer.param_groups[0]["weight_decay"]))
-        return fit(net, optimizer, *args)
-    monkeypatch.setattr(module, "fit", recording_fit)
-    cfg = module.settings("tictactoe", iterations=2, games=2, simulations=2, steps=2, hidden=8, lr=0.004,
-                          weight_decay=0.02)
-    module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
-    assert seen == [(torch.optim.Adam, 0.004, 0.02)] * 2
-
-
-@pytest.mark.parametrize("saver", [alphazero, gumbel, alphazero_plus])
-@pytest.mark.parametrize("loader", [alphazero, gumbel, alphazero_plus])
-def test_every_trainers_load_refuses_another_games_checkpoint_naming_both(saver, loader, tmp_path):
-    # A tic-tac-toe network asked for as Connect Four (and the other way), as a Net and as the dict that --resume
-    # reads: ValueError in one line that names the game it holds and the game asked for
-    for held, asked in (("tictactoe", "connect4"), ("connect4", "tictactoe")):
-        path = str(tmp_path / f"{held}.pt")
-        saver.save(net_for(saver, held, 8), path, held)
-        for as_net in (True, False):
-            with pytest.raises(ValueError) as e:
-                loader.load(path, asked, as_net=as_net)
-            assert str(e.value) == f"{path} holds a {held} network, not {asked}"
-        assert loader.load(path, held).policy.out_features == loader.GAMES[held].n_actions  # its own game loads
-
-
 # Each trainer, one setting it has (deleted from the saved settings as a checkpoint from before it would lack it),
 # its plain default (SETTINGS': the behaviour before it existed), and a value other than that. Connect Four's recipe
 # turns the solver on (1), but a checkpoint saved before the solver existed was trained without it (0).
@@ -1448,6 +1625,73 @@ def test_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_defau
         resume(game, dict(cfg, **{key: other}), net_for(module, game, 8),
                torch.optim.Adam(net_for(module, game, 8).parameters()))
     assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: --resume needs the same settings"
+
+
+def test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header(tmp_path):
+    out = str(tmp_path / "m.pt")
+    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=2)
+    alphazero.train("tictactoe", dict(cfg, iterations=1), 0, alphazero.Run(1, out=out, log=lambda line: None))
+    os.remove(tmp_path / "m.csv")
+    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, resume=True,
+                                                                           log=lambda line: None))
+    assert (tmp_path / "m.csv").read_text().splitlines()[0] == games.RUN_CSV.strip()
+    assert [row.split(",")[0] for row in (tmp_path / "m.csv").read_text().splitlines()[1:]] == ["2"]
+
+
+def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
+    """--play with the agent first, stopped at the human's first move: the rows of the agent's table."""
+    monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
+    net = module.NumpyNet(zeroed(net_for(module, game, 8)))
+    with pytest.raises(EOFError):
+        module.play(game, net, n_simulations, human_first=False)
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
+    return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
+
+
+def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(monkeypatch, capsys):
+    rows = agents_first_table(alphazero, "tictactoe", 3, monkeypatch, capsys)  # 3 simulations: 6 moves unvisited
+    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == 6
+    assert all(row[3] != "-" for row in rows if row[2] != "0")
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel])
+def test_play_shows_every_legal_move(module, monkeypatch, capsys):
+    rows = agents_first_table(module, "connect4", 3, monkeypatch, capsys)  # 3 simulations, 7 columns
+    assert sorted(row[0] for row in rows) == list("1234567") and all(row[1] == "0.14" for row in rows)  # 1/7 each
+
+
+@pytest.mark.parametrize("module", [alphazero, alphazero_plus])
+def test_the_terminal_table_counts_the_visits_kept_before_the_search_adds_to_them(module, monkeypatch):
+    # --reuse-tree 1 in --play: the second search starts from the subtree of the agent's move and the human's reply;
+    # the table's "kept" is that subtree's visits as the search receives it, not after its 200 simulations
+    received, told = [], []
+    search = module.search
+    monkeypatch.setattr(module, "search", lambda states, *a, roots, **k: received.append(
+        roots[0].n if roots[0] else 0) or search(states, *a, roots=roots, **k))
+    monkeypatch.setattr(games, "show_search", lambda *a: told.append(a[5]) or a[3])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"))  # the free ones
+    module.play("tictactoe", module.NumpyNet(net_for(module, "tictactoe", 16)), 200, human_first=True, reuse_tree=True)
+    assert told == received and told[0] == 0 and max(told) > 0 and all(n < 200 for n in told)
+
+
+def test_scripted_play_games_end_as_worked_out(tmp_path):
+    # A network with every weight 0 gives every legal move the same prior, and the raw policy (--simulations 0)
+    # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
+    # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
+    # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
+    path = str(tmp_path / "zero.pt")
+    alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), path, "tictactoe")
+    moves = "zz\n" + "a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0", stdin=moves)
+    assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
+    out = run("alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "0",
+              "--first", "agent", stdin=moves)
+    assert out.returncode == 0 and out.stdout.rstrip().endswith("the agent wins")
+    lines = out.stdout.splitlines()
+    first = lines.index("the raw policy (no search):")
+    probabilities = [float(line.split()[1]) for line in lines[first + 2:first + 11]]  # the 9 equal priors
+    assert probabilities == [0.11] * 9
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1493,34 +1737,21 @@ def test_gumbels_mixed_value_takes_the_roots_network_value_for_the_player_to_mov
     assert sorted(q) == pytest.approx([-0.6] + [0.0] * 6)
 
 
-def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
-    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
-    for seed in range(5):
-        root, = gumbel.search([games.ConnectFour()], net, 2, rng=np.random.default_rng(seed))
-        score = {ch.move: root.gumbel[ch.move] + np.log(ch.prior) for ch in root.children}
-        top2 = set(sorted(score, key=score.get)[-2:])
-        assert {ch.move for ch in root.children if ch.n} == top2 and sum(ch.n for ch in root.children) == 2
-
-
-def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
-    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 32))
-    x, pi, z = gumbel.self_play("tictactoe", net, 4, plain(gumbel, simulations=4), np.random.default_rng(0))
-    assert np.allclose(pi.sum(axis=1), 1)
-    occupied = (x[:, :9] + x[:, 9:]) > 0
-    assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
-
-
-def test_gumbel_search_takes_a_prior_that_underflowed_to_zero():
-    # Logits 0 everywhere but -2000 on cell 4: e^-2000 underflows, so that move's prior is exactly 0.0. Its logit
-    # is floored at log(2.2e-308) = -708 (mctx's floor), so the search runs, never plays it, and its target is 0.
-    def net(x):
-        return np.where(np.arange(9) == 4, -2000.0, 0.0) * np.ones((len(x), 9)), np.zeros(len(x))
-    (priors, _), = gumbel.predict(net, [games.TicTacToe()])
-    assert priors[4] == 0.0
-    for rng in (None, np.random.default_rng(3)):
-        root = gumbel.search([games.TicTacToe()], net, 8, rng=rng)[0]
-        assert gumbel.best_move(root) != 4 and gumbel.improved_policy(root)[4] < 1e-300
-        assert gumbel.log_prior(root.children[4]) == math.log(sys.float_info.min)
+def test_gumbel_interior_selection_by_hand():
+    # Below the root: argmax pi'(a) - N(a) / (1 + sum N), pi' = softmax(logits + sigma(q)).
+    # Priors 0.7, 0.2, 0.1; visits 8, 2, 1 (sum 11) with means 0.1, -0.3, 0.3.
+    # q rescaled to [0, 1] over the moves: 0.6667, 0, 1; sigma = (50 + 8) * 0.1 = 5.8 times that: 3.8667, 0, 5.8.
+    # logits + sigma: ln 0.7 + 3.8667 = 3.5100, ln 0.2 = -1.6094, ln 0.1 + 5.8 = 3.4974;
+    # e^ of those: 33.448, 0.200, 33.030 (sum 66.678), so pi' = 0.5016, 0.0030, 0.4954.
+    # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
+    # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
+    # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
+    node = gumbel.Node()
+    node.children = [gumbel.Node(m, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
+    for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
+        ch.n, ch.w = n, n * mean
+    assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
+    assert gumbel.select_below_root(node).move == 2, "Gumbel's interior rule: argmax pi' - N / (1 + sum N)"
 
 
 class SetGumbel:
@@ -1554,29 +1785,6 @@ def test_gumbel_considers_the_top_m_of_g_plus_logits_and_plays_by_them():
     assert plain.considered == {1, 3} and gumbel.best_move(plain) == 1
 
 
-def test_gumbel_search_without_noise_is_deterministic():
-    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
-    runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
-    assert runs[0] == runs[1] and sum(runs[0]) == 16
-
-
-def test_gumbel_interior_selection_by_hand():
-    # Below the root: argmax pi'(a) - N(a) / (1 + sum N), pi' = softmax(logits + sigma(q)).
-    # Priors 0.7, 0.2, 0.1; visits 8, 2, 1 (sum 11) with means 0.1, -0.3, 0.3.
-    # q rescaled to [0, 1] over the moves: 0.6667, 0, 1; sigma = (50 + 8) * 0.1 = 5.8 times that: 3.8667, 0, 5.8.
-    # logits + sigma: ln 0.7 + 3.8667 = 3.5100, ln 0.2 = -1.6094, ln 0.1 + 5.8 = 3.4974;
-    # e^ of those: 33.448, 0.200, 33.030 (sum 66.678), so pi' = 0.5016, 0.0030, 0.4954.
-    # minus N / 12: 0.5016 - 0.6667 = -0.1650, 0.0030 - 0.1667 = -0.1637, 0.4954 - 0.0833 = 0.4120: move 2.
-    # Without the visits term, argmax pi' is move 0 (0.5016); without sigma's (50 + max N) * 0.1, pi' = 0.743, 0.109,
-    # 0.148 and the rule picks move 0 (0.743 - 0.667 = 0.076 against 0.148 - 0.083 = 0.065).
-    node = gumbel.Node()
-    node.children = [gumbel.Node(m, p) for m, p in ((0, 0.7), (1, 0.2), (2, 0.1))]
-    for ch, (n, mean) in zip(node.children, ((8, 0.1), (2, -0.3), (1, 0.3))):
-        ch.n, ch.w = n, n * mean
-    assert gumbel.sigma_q(node) == pytest.approx([5.8 * 2 / 3, 0.0, 5.8]), "sigma = (50 + max N) * 0.1 * q in [0, 1]"
-    assert gumbel.select_below_root(node).move == 2, "Gumbel's interior rule: argmax pi' - N / (1 + sum N)"
-
-
 def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visited():
     # 5 legal moves: m = 3 considers 3, m = 16 all 5 (min(m, legal moves)), the largest g + logits first
     root = gumbel.Node()
@@ -1600,6 +1808,42 @@ def test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visit
     target = gumbel.improved_policy(root)
     expected = [0.8762, 1.9387, 0.3, 50.084, 1.3143]
     assert all(abs(target[m] - e / sum(expected)) < 2e-4 for m, e in enumerate(expected))
+
+
+def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
+    for seed in range(5):
+        root, = gumbel.search([games.ConnectFour()], net, 2, rng=np.random.default_rng(seed))
+        score = {ch.move: root.gumbel[ch.move] + np.log(ch.prior) for ch in root.children}
+        top2 = set(sorted(score, key=score.get)[-2:])
+        assert {ch.move for ch in root.children if ch.n} == top2 and sum(ch.n for ch in root.children) == 2
+
+
+def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
+    net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 32))
+    x, pi, z = gumbel.self_play("tictactoe", net, 4, plain(gumbel, simulations=4), np.random.default_rng(0))
+    assert np.allclose(pi.sum(axis=1), 1)
+    occupied = (x[:, :9] + x[:, 9:]) > 0
+    assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
+
+
+def test_gumbel_search_takes_a_prior_that_underflowed_to_zero():
+    # Logits 0 everywhere but -2000 on cell 4: e^-2000 underflows, so that move's prior is exactly 0.0. Its logit
+    # is floored at log(2.2e-308) = -708 (mctx's floor), so the search runs, never plays it, and its target is 0.
+    def net(x):
+        return np.where(np.arange(9) == 4, -2000.0, 0.0) * np.ones((len(x), 9)), np.zeros(len(x))
+    (priors, _), = gumbel.predict(net, [games.TicTacToe()])
+    assert priors[4] == 0.0
+    for rng in (None, np.random.default_rng(3)):
+        root = gumbel.search([games.TicTacToe()], net, 8, rng=rng)[0]
+        assert gumbel.best_move(root) != 4 and gumbel.improved_policy(root)[4] < 1e-300
+        assert gumbel.log_prior(root.children[4]) == math.log(sys.float_info.min)
+
+
+def test_gumbel_search_without_noise_is_deterministic():
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
+    runs = [[ch.n for ch in gumbel.search([games.ConnectFour()], net, 16)[0].children] for _ in range(2)]
+    assert runs[0] == runs[1] and sum(runs[0]) == 16
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1650,49 +1894,6 @@ def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeyp
         [[x[0]], [x[1]], [x[1], x[2]], [x[2], x[3]], [x[2], x[3], x[4]]]
 
 
-def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
-    path = str(tmp_path / "c.pt")
-    cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
-    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, out=path, log=lambda line: None))
-    net = alphazero_plus.load(path, "tictactoe")
-    assert net.kind == "conv" and alphazero_plus.NumpyNet(net).convs
-    out = run("alphazero_plus.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
-              stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
-    assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
-    assert exit_message("alphazero_plus.py", "--net", "cnn") == \
-        "alphazero_plus.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
-
-
-def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
-    net, path = net_for(alphazero, "connect4", 16), str(tmp_path / "old.pt")
-    alphazero.save(net, path, "connect4")  # alphazero.py's: no "net" entry
-    back = alphazero_plus.load(path)
-    assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
-
-
-@pytest.mark.parametrize("module", [alphazero_plus])
-@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
-def test_conv_numpy_forward_equals_torch(module, game):
-    torch.manual_seed(1)
-    net = net_for(module, game, 32, "conv")
-    x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
-    logits, value = net(torch.from_numpy(x))
-    numpy_logits, numpy_value = module.NumpyNet(net)(x)
-    assert np.abs(logits.detach().numpy() - numpy_logits).max() < 1e-5
-    assert np.abs(value.detach().numpy() - numpy_value).max() < 1e-5
-    assert sum(p.numel() for p in net.conv.parameters()) == (2 * 9 + 1) * 32 + (32 * 9 + 1) * 32  # two 3x3, 32 channels
-
-
-def test_random_openings_start_games_from_every_first_move():
-    rng = np.random.default_rng(0)
-    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, plain(
-        alphazero_plus, simulations=2, temp_moves=0, random_openings=1.0), rng)
-    stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
-    assert stones.min() == 1  # no game was searched from the empty board
-    firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
-    assert firsts == set(range(9))
-
-
 def test_q_weight_mixes_the_outcome_with_the_searchs_value():
     def run(w):
         return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, plain(
@@ -1731,16 +1932,6 @@ def test_the_improved_target_by_hand_and_at_its_edges():
     assert alphazero_plus.improved_policy(root, priors, 0.2) == {2: 0.0, 5: 0.0, 6: 1.0}
 
 
-def test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were():
-    # The label changes, not the games: the same positions and values, and each label a distribution on the legal
-    # moves that differs from the visits' share somewhere.
-    cfg = plain(alphazero_plus, simulations=12, temp_moves=9)
-    (x, pi, z), (x1, pi1, z1) = (alphazero_plus.self_play("tictactoe", constant_net(9, 0.1), 10, dict(
-        cfg, target=target), np.random.default_rng(3)) for target in ("visits", "improved"))
-    assert (x == x1).all() and (z == z1).all() and np.allclose(pi1.sum(axis=1), 1)
-    assert (pi1[x.reshape(-1, 2, 9).sum(axis=1) > 0] == 0).all() and not np.allclose(pi, pi1)
-
-
 def test_position_averaging_makes_one_example_of_each_position_with_its_mean_targets():
     # Rows a, b, a, a: a's three occurrences become one example, pi the mean of (1, 0), (0, 1), (0, 1) = (1/3, 2/3)
     # and z the mean of 1, -1, -1 = -1/3; b stays as it was. Every row differs: nothing changes but the order.
@@ -1754,6 +1945,54 @@ def test_position_averaging_makes_one_example_of_each_position_with_its_mean_tar
     assert got[tuple(b)] == ([0.5, 0.5], 0.5) and zs.dtype == pis.dtype == np.float32
     x3, pi3, z3 = alphazero_plus.average_positions(x[:2], pi[:2], z[:2])
     assert sorted(map(tuple, x3.tolist())) == sorted([tuple(a), tuple(b)]) and sorted(z3.tolist()) == [0.5, 1.0]
+
+
+@pytest.mark.parametrize("values, proven", [([-1, 0.0, None], None), ([-1, 0.0], 0), ([-1, -1], 1),
+                                            ([None, 1, -1], -1), ([-1, None], None)])
+def test_a_node_is_proven_by_its_childrens_exact_values(values, proven):
+    # For whoever moved into the node: one child won for the opponent (1) proves a loss even with others open; all
+    # children proven give minus the best (a draw if the best is a draw); an open child and no win leave it open.
+    node = alphazero_plus.Node()
+    node.children = [alphazero_plus.Node(move) for move in range(len(values))]
+    for ch, v in zip(node.children, values):
+        ch.proven = v
+    assert alphazero_plus.prove(node) == proven
+
+
+def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
+    # Move 0 proven lost with 40 visits, move 1 unknown with 3: move 1 (best_move ranks a proven loss last); with
+    # every move proven lost, the most visited of them. A proven root's label goes all on best_move.
+    root = alphazero_plus.Node()
+    root.children = [alphazero_plus.Node(0, 0.6), alphazero_plus.Node(1, 0.4)]
+    root.children[0].proven, root.children[0].n, root.children[1].n = -1, 40, 3
+    assert alphazero_plus.best_move(root) == 1
+    root.children[1].proven = -1
+    root.proven = alphazero_plus.prove(root)
+    assert root.proven == 1 and alphazero_plus.best_move(root) == 0
+    assert alphazero_plus.visit_policy(root) == {0: 1.0, 1: 0.0}
+
+
+@pytest.mark.parametrize("module", [alphazero_plus])
+@pytest.mark.parametrize("game", ["tictactoe", "connect4"])
+def test_conv_numpy_forward_equals_torch(module, game):
+    torch.manual_seed(1)
+    net = net_for(module, game, 32, "conv")
+    x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
+    logits, value = net(torch.from_numpy(x))
+    numpy_logits, numpy_value = module.NumpyNet(net)(x)
+    assert np.abs(logits.detach().numpy() - numpy_logits).max() < 1e-5
+    assert np.abs(value.detach().numpy() - numpy_value).max() < 1e-5
+    assert sum(p.numel() for p in net.conv.parameters()) == (2 * 9 + 1) * 32 + (32 * 9 + 1) * 32  # two 3x3, 32 channels
+
+
+def test_random_openings_start_games_from_every_first_move():
+    rng = np.random.default_rng(0)
+    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, plain(
+        alphazero_plus, simulations=2, temp_moves=0, random_openings=1.0), rng)
+    stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
+    assert stones.min() == 1  # no game was searched from the empty board
+    firsts = {int(np.argmax(row[9:])) for row, n in zip(x, stones) if n == 1}  # the opponent's (X's) only stone
+    assert firsts == set(range(9))
 
 
 def test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_every_depth(monkeypatch):
@@ -1798,6 +2037,52 @@ def test_playout_cap_keeps_that_fraction_of_moves_as_examples_searched_in_full()
     assert len(x_all) > 1.5 * len(x)
 
 
+def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_examples_kept():
+    # 6 Connect Four games, 3 moves sampled by visits in each (18), though only about 0.4 of the moves are kept as
+    # examples: counting the examples kept instead would sample far more than 3 a game
+    rng = CountingRng(5)
+    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 6, plain(
+        alphazero_plus, simulations=6, temp_moves=3, full_fraction=0.4, fast_simulations=3), rng)
+    assert len(rng.sampled) == 18
+
+
+def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_legal(monkeypatch):
+    # Full searches (kept as examples) get the root's Dirichlet noise, cheap ones none; every move made, random or
+    # searched, is a legal move of the position it is made in.
+    searches, search, play = [], alphazero_plus.search, games.ConnectFour.play
+
+    def recording(states, net, n, *args, noise=None, **kwargs):
+        searches.append((n, noise is not None))
+        return search(states, net, n, *args, noise=noise, **kwargs)
+
+    def checked(state, move):
+        assert move in state.legal_moves()
+        play(state, move)
+    monkeypatch.setattr(alphazero_plus, "search", recording)
+    monkeypatch.setattr(games.ConnectFour, "play", checked)
+    cfg = plain(alphazero_plus, simulations=7, temp_moves=0, full_fraction=0.5, fast_simulations=2, random_moves=0.5)
+    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 20, cfg, np.random.default_rng(1))
+    assert {(7, True), (2, False)} == set(searches)
+
+
+def test_a_playout_cap_that_keeps_no_position_trains_on(tmp_path):
+    # --full-fraction 0.01 keeps about one move in a hundred: a share of 5 tic-tac-toe games (about 40 moves) often
+    # keeps none, and its examples are then empty arrays of the right shapes; an iteration with none at all trains
+    # nothing (its losses nan) and the run goes on. Seed 3: the one share of 1 game keeps no position. Seed 1 for the
+    # training (tried from 0; seed 0 keeps 3 positions in iteration 1, so its window is never empty): iteration 1's
+    # two shares of 5 games keep no position at all, its line says 0 and nan, and iteration 2 keeps one and trains.
+    cfg = plain(alphazero_plus, simulations=4, temp_moves=0, full_fraction=0.01, fast_simulations=2)
+    x, pi, z = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 1, cfg, np.random.default_rng(3))
+    assert (x.shape, pi.shape, z.shape) == ((0, 18), (0, 9), (0,))
+    lines = []
+    cfg = alphazero_plus.settings("tictactoe", iterations=2, games=10, simulations=4, steps=2, full_fraction=0.01,
+                                  fast_simulations=2)
+    alphazero_plus.train("tictactoe", cfg, 1, alphazero_plus.Run(2, log=lines.append))
+    kept = [(int(line.split("positions")[1].split()[0]), line.split("loss ")[1].split()[0]) for line in lines]
+    assert kept[0] == (0, "nan"), "iteration 1 keeps no position and trains nothing"
+    assert len(kept) == 2 and kept[1][0] > 0 and kept[1][1] != "nan"  # then the run goes on, and trains
+
+
 def moves_of(x):
     """The column of each move made between consecutive examples of one game (a game starts with an empty board),
     from the examples' encodings: both planes together show every stone; the new one is the move."""
@@ -1819,6 +2104,16 @@ def test_random_moves_play_that_fraction_of_moves_uniformly_and_keep_every_posit
         elsewhere = sum(column != 3 for column in open_moves) / len(open_moves)
         assert len(open_moves) > 300
         assert abs(elsewhere - p * 6 / 7) < 3 * math.sqrt(0.3 * 0.7 / len(open_moves)) if p else elsewhere == 0
+
+
+def test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were():
+    # The label changes, not the games: the same positions and values, and each label a distribution on the legal
+    # moves that differs from the visits' share somewhere.
+    cfg = plain(alphazero_plus, simulations=12, temp_moves=9)
+    (x, pi, z), (x1, pi1, z1) = (alphazero_plus.self_play("tictactoe", constant_net(9, 0.1), 10, dict(
+        cfg, target=target), np.random.default_rng(3)) for target in ("visits", "improved"))
+    assert (x == x1).all() and (z == z1).all() and np.allclose(pi1.sum(axis=1), 1)
+    assert (pi1[x.reshape(-1, 2, 9).sum(axis=1) > 0] == 0).all() and not np.allclose(pi, pi1)
 
 
 def solver_position(moves):
@@ -1874,342 +2169,6 @@ def test_solver_2_proves_at_the_expansion_what_solver_1_needs_simulations_for():
     at_once = alphazero_plus.search([two_ends], likes_column_1, 50, solver=2)[0]
     later = alphazero_plus.search([two_ends], likes_column_1, 50, solver=1)[0]
     assert at_once.proven == 1 and at_once.n == 1 and later.proven == 1 and 1 + 7 <= later.n < 51
-
-
-@pytest.mark.parametrize("values, proven", [([-1, 0.0, None], None), ([-1, 0.0], 0), ([-1, -1], 1),
-                                            ([None, 1, -1], -1), ([-1, None], None)])
-def test_a_node_is_proven_by_its_childrens_exact_values(values, proven):
-    # For whoever moved into the node: one child won for the opponent (1) proves a loss even with others open; all
-    # children proven give minus the best (a draw if the best is a draw); an open child and no win leave it open.
-    node = alphazero_plus.Node()
-    node.children = [alphazero_plus.Node(move) for move in range(len(values))]
-    for ch, v in zip(node.children, values):
-        ch.proven = v
-    assert alphazero_plus.prove(node) == proven
-
-
-@pytest.mark.parametrize("pipeline", [0, 1])
-def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older(pipeline, monkeypatch):
-    # Synchronous: iteration k's games are played by the network after k - 1 trainings. Pipelined: by the one after
-    # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
-    # network). The same seed gives the same losses run after run.
-    cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
-    used, after, start = {}, {}, alphazero_plus.Run.start
-
-    def recording(run, fn, it, job):  # the first layer's weights of the network each iteration's games get
-        used[it] = job["net"].w1.copy()
-        return start(run, fn, it, job)
-    monkeypatch.setattr(alphazero_plus.Run, "start", recording)
-    lines = []
-    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
-                         on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
-    for it in range(1, 5):
-        assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
-    again = []
-    monkeypatch.setattr(alphazero_plus.Run, "start", start)
-    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
-    assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
-
-
-def test_a_playout_cap_that_keeps_no_position_trains_on(tmp_path):
-    # --full-fraction 0.01 keeps about one move in a hundred: a share of 5 tic-tac-toe games (about 40 moves) often
-    # keeps none, and its examples are then empty arrays of the right shapes; an iteration with none at all trains
-    # nothing (its losses nan) and the run goes on. Seed 3: the one share of 1 game keeps no position.
-    cfg = plain(alphazero_plus, simulations=4, temp_moves=0, full_fraction=0.01, fast_simulations=2)
-    x, pi, z = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 1, cfg, np.random.default_rng(3))
-    assert (x.shape, pi.shape, z.shape) == ((0, 18), (0, 9), (0,))
-    lines = []
-    cfg = alphazero_plus.settings("tictactoe", iterations=2, games=10, simulations=4, steps=2, full_fraction=0.01,
-                                  fast_simulations=2)
-    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append))
-    assert len(lines) == 2
-
-
-def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
-    # Each refused in one line before any work; each edge's other side passes: --lr-final equal to --lr,
-    # --fast-simulations equal to --simulations (or above it when every move is searched in full), --window-start
-    # equal to --window
-    assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
-                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final 0.5 must be at most " \
-                                                   "--lr 0.001: the step size falls to it"
-    check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
-    with pytest.raises(ValueError, match=r"^--fast-simulations, the cheap searches \(6\), must be at most "
-                                         r"--simulations 5$"):
-        check(simulations=5, full_fraction=0.5, fast_simulations=6)
-    with pytest.raises(ValueError, match=r"^--lr-final 0.0031 must be at most --lr 0.003"):
-        check(lr=0.003, lr_final=0.0031)
-    check(lr=0.003, lr_final=0.003)
-    check(simulations=5, full_fraction=0.5, fast_simulations=5)
-    check(simulations=5, full_fraction=1.0, fast_simulations=6)
-    with pytest.raises(ValueError, match=r"^--window-start is where a growing window starts: at most --window 7$"):
-        check(window=7, window_start=8)
-    check(window=7, window_start=7)
-
-
-def test_a_closed_pipe_ends_training_with_a_word_of_its_checkpoint_and_evaluate_writes_its_json(tmp_path):
-    # `| head -1`: the reader goes after the first line. A training stops at its next line, saying on stderr what
-    # its checkpoint holds, with 128 + SIGPIPE = 141; evaluate.py goes on quietly and writes its JSON.
-    out = tmp_path / "t.pt"
-    here = os.path.dirname(os.path.abspath(__file__))
-    for argv, check in (
-            (["alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations", "8", "--steps", "5",
-              "--workers", "2", "--out", str(out)], "training"),
-            (["evaluate.py", "--part", "blog", "--quick", "--json", str(tmp_path / "b.json")], "evaluate")):
-        p = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             cwd=here)
-        p.stdout.readline()
-        p.stdout.close()
-        err = p.communicate(timeout=600)[1]
-        if check == "training":
-            assert p.returncode == 141 and re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration \d+: "
-                                                        r"add --resume to go on", err.strip()), err[-2000:]
-        else:
-            assert p.returncode == 0 and err == "" and "blog" in json.load(open(tmp_path / "b.json")), err[-2000:]
-
-
-NIM = """
-import numpy as np
-
-class Nim:
-    n_actions, encoding_size = 3, 11
-    def __init__(self, sticks=10):
-        self.sticks, self.moves = sticks, 0
-    def copy(self):
-        s = Nim(self.sticks)
-        s.moves = self.moves
-        return s
-    def legal_moves(self):
-        return list(range(min(3, self.sticks)))
-    def play(self, move):
-        self.sticks, self.moves = self.sticks - (move + 1), self.moves + 1
-    def is_over(self):
-        return self.sticks == 0
-    def first_to_move(self):
-        return self.moves % 2 == 0
-    def result(self):
-        return 1.0 if self.moves % 2 == 1 else 0.0
-    def key(self):
-        return self.sticks, self.moves % 2
-    def encode(self):
-        return self.encode_many([self])[0]
-    @staticmethod
-    def encode_many(states):
-        return np.eye(11, dtype=np.float32)[[s.sticks for s in states]]
-    def move_name(self, move):
-        return str(move + 1)
-    def __str__(self):
-        return f"{self.sticks} sticks"
-"""
-
-
-def test_a_game_of_your_own_from_the_command_line(tmp_path):
-    # The README's Nim in a module of its own, in the folder the scripts are run from (not theirs): --game
-    # nim_game:Nim trains it with two workers and plays it (the three trainers share games.command_line, which
-    # imports it)
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
-    (tmp_path / "nim_game.py").write_text(NIM + BROKEN_NIM)
-    out = str(tmp_path / "nim.pt")
-    common = ["--game", "nim_game:Nim", "--simulations", "6"]
-    small = ["--iterations", "2", "--games", "8", "--steps", "3", "--hidden", "16", "--workers", "2"]
-    trained = subprocess.run([sys.executable, script, *common, *small, "--out", out], capture_output=True,
-                             text=True, cwd=tmp_path)
-    assert trained.returncode == 0 and trained.stdout.count("iteration ") == 2, trained.stderr[-2000:]
-    assert torch.load(out, weights_only=True)["game"] == "nim_game:Nim"
-    played = subprocess.run([sys.executable, script, *common, "--play", "--checkpoint", out], input="1\n" * 10,
-                            capture_output=True, text=True, cwd=tmp_path)
-    assert played.returncode == 0 and played.stdout.rstrip().endswith(("you win", "the agent wins")), played.stderr
-    # A game that raises in a worker: its own file, line and message, as in one process; a ValueError too, though
-    # the scripts' own ValueErrors are one line in words
-    line = (NIM + BROKEN_NIM).splitlines().index("            raise ValueError('no rule below 5 sticks')") + 1
-    for workers in ("1", "2"):
-        broken = subprocess.run([sys.executable, script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
-                                 "--out", str(tmp_path / f"b{workers}.pt")], capture_output=True, text=True,
-                                cwd=tmp_path)
-        assert broken.returncode == 1 and f'nim_game.py", line {line}, in play' in broken.stderr and \
-            broken.stderr.rstrip().endswith("ValueError: no rule below 5 sticks"), broken.stderr[-2000:]
-        assert not os.path.exists(tmp_path / f"b{workers}.pt.lock")
-
-
-BROKEN_NIM = """
-
-class BrokenNim(Nim):
-    def play(self, move):
-        if self.sticks - move < 5:
-            raise ValueError('no rule below 5 sticks')
-        super().play(move)
-"""
-
-
-@pytest.mark.parametrize("name, source, words", [
-    ("missing_here", None, "no module 'missing_here' in this folder (FOLDER) or on Python's path"),
-    ("syntax_wrong", "class Game:\n    def play(self\n", "syntax_wrong: '(' was never closed (FILE, line 2)"),
-    ("needs_numpyy", "import numpyy\n", "needs_numpyy imports numpyy, which is not installed"),
-    ("fails_inside", "x = 1\ny = x / 0\n", "fails_inside failed to import: ZeroDivisionError: division by zero (FILE, "
-                                           "line 2)"),
-    ("has_no_game", "Gam = 1\n", "has_no_game (FILE) has no Game")])
-def test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error(name, source, words, tmp_path,
-                                                                              monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", list(sys.path))
-    if source is not None:
-        (tmp_path / f"{name}.py").write_text(source)
-    words = words.replace("FOLDER", str(tmp_path)).replace("FILE", str(tmp_path / f"{name}.py"))
-    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
-    assert exit_message(script, "--game", f"{name}:Game") == f"alphazero.py: error: argument --game: {words}"
-
-
-class Float64Letters(Letters):
-    def encode(self):
-        return super().encode().astype(np.float64)
-
-
-class WideLetters(Letters):
-    encoding_size = Letters.encoding_size + 1
-
-
-class FarLetters(Letters):
-    def legal_moves(self):
-        return [m + Letters.n_actions for m in super().legal_moves()]
-
-
-class Nameless:  # a class with the network's names only: none of Game's
-    n_actions, encoding_size = 2, 2
-
-    def key(self):
-        return 0
-
-    def encode(self):
-        return np.zeros(2, np.float32)
-
-    @staticmethod
-    def encode_many(states):
-        return np.zeros((len(states), 2), np.float32)
-
-
-@pytest.mark.parametrize("cls, words", [
-    (Float64Letters, "encode() gives float64 of shape"),
-    (WideLetters, "not float32 of shape"),
-    (FarLetters, "from 0 to n_actions - 1"),
-    (Nameless, "has no copy, legal_moves, play, is_over, first_to_move, result, move_name")])
-def test_a_game_that_breaks_the_contract_is_named_before_any_self_play(cls, words, monkeypatch):
-    # The names a game lacks, those it takes from Game too, then its start position's encoding and moves
-    monkeypatch.setitem(alphazero.GAMES, "odd", cls)
-    played = []
-    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(job))
-    with pytest.raises(ValueError, match=re.escape(words)):
-        alphazero.train("odd", alphazero.settings("odd", iterations=1, games=2, simulations=2, steps=1))
-    assert played == [] and games.lacks(Letters, games.NetworkGame) == []
-
-
-def test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header(tmp_path):
-    out = str(tmp_path / "m.pt")
-    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=2)
-    alphazero.train("tictactoe", dict(cfg, iterations=1), 0, alphazero.Run(1, out=out, log=lambda line: None))
-    os.remove(tmp_path / "m.csv")
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, resume=True,
-                                                                           log=lambda line: None))
-    assert (tmp_path / "m.csv").read_text().splitlines()[0] == games.RUN_CSV.strip()
-    assert [row.split(",")[0] for row in (tmp_path / "m.csv").read_text().splitlines()[1:]] == ["2"]
-
-
-def test_a_checkpoint_whose_csv_would_be_itself_is_refused(tmp_path):
-    assert exit_message("alphazero.py", "--game", "tictactoe", "--out", str(tmp_path / "run.csv")) == \
-        f"alphazero.py: error: cannot write the checkpoint {str(tmp_path / 'run.csv')!r}: its CSV, written beside " \
-        f"it, would be the same file: choose a name that does not end in .csv"
-
-
-def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
-    path = tmp_path / "c.pt"
-    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8, "conv"), str(path), "connect4")
-    for script in ("alphazero.py", "gumbel.py"):
-        assert exit_message(script, "--play", "--checkpoint", str(path)) == \
-            f"{script}: error: {path} holds a conv network, which {script} cannot build"
-
-
-def test_the_terminal_table_says_what_is_proven_and_what_was_kept(capsys):
-    # A root with three moves: one proven a win for the agent (1), one proven a loss (-1), one unknown; 12 visits
-    # kept from the last search. Then a root proven lost for the human who moved into it: a win for the agent.
-    root = alphazero_plus.Node()
-    root.children = [alphazero_plus.Node(m, p) for m, p in ((0, 0.2), (1, 0.5), (2, 0.3))]
-    for ch, proven, n in zip(root.children, (1, -1, None), (0, 9, 3)):
-        ch.proven, ch.n, ch.w = proven, n, 0.0
-    games.show_search(games.ConnectFour(), root, 35, 0, 1.0, kept=12, proven=lambda node: node.proven)
-    lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "the agent searched 35 simulations on the 12 visits it kept:"
-    assert lines[2].split()[0] == "1" and lines[2].endswith("proven win  played")  # the move played first,
-    assert lines[3].split()[0] == "2" and lines[3].endswith("proven loss")  # then the most visited
-    assert lines[-1] == "the agent plays 1 (its value for itself: +1.00, proven)"
-    root.proven = -1
-    games.show_search(games.ConnectFour(), root, 35, 0, 1.0, proven=lambda node: node.proven)
-    assert capsys.readouterr().out.splitlines()[1] == "the position is a proven win for the agent: the search " \
-                                                       "stopped when it knew"
-
-
-@pytest.mark.parametrize("module", [alphazero, alphazero_plus])
-def test_the_terminal_table_counts_the_visits_kept_before_the_search_adds_to_them(module, monkeypatch):
-    # --reuse-tree 1 in --play: the second search starts from the subtree of the agent's move and the human's reply;
-    # the table's "kept" is that subtree's visits as the search receives it, not after its 200 simulations
-    received, told = [], []
-    search = module.search
-    monkeypatch.setattr(module, "search", lambda states, *a, roots, **k: received.append(
-        roots[0].n if roots[0] else 0) or search(states, *a, roots=roots, **k))
-    monkeypatch.setattr(games, "show_search", lambda *a: told.append(a[5]) or a[3])
-    monkeypatch.setattr(sys, "stdin", io.StringIO("a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"))  # the free ones
-    module.play("tictactoe", module.NumpyNet(net_for(module, "tictactoe", 16)), 200, human_first=True, reuse_tree=True)
-    assert told == received and told[0] == 0 and max(told) > 0 and all(n < 200 for n in told)
-
-
-def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
-    # Move 0 proven lost with 40 visits, move 1 unknown with 3: move 1 (best_move ranks a proven loss last); with
-    # every move proven lost, the most visited of them. A proven root's label goes all on best_move.
-    root = alphazero_plus.Node()
-    root.children = [alphazero_plus.Node(0, 0.6), alphazero_plus.Node(1, 0.4)]
-    root.children[0].proven, root.children[0].n, root.children[1].n = -1, 40, 3
-    assert alphazero_plus.best_move(root) == 1
-    root.children[1].proven = -1
-    root.proven = alphazero_plus.prove(root)
-    assert root.proven == 1 and alphazero_plus.best_move(root) == 0
-    assert alphazero_plus.visit_policy(root) == {0: 1.0, 1: 0.0}
-
-
-def test_a_proven_roots_value_target_is_its_exact_value():
-    # With --solver and --q-weight 1 the target is the search's value of the root. Before a game's winning move the
-    # root is proven at its expansion (a child ends the game), and the search stops there: the target is exactly
-    # +1 for the player to move, where the average of the visits would be the network's 0.0 here.
-    cfg = plain(alphazero_plus, simulations=20, temp_moves=0, solver=1, q_weight=1.0)
-    x, _, z = alphazero_plus.self_play("connect4", constant_net(7, 0.0), 12, cfg, np.random.default_rng(2))
-    stones = x.reshape(len(x), -1).sum(axis=1)
-    last = [i for i in range(len(x)) if i + 1 == len(x) or stones[i + 1] <= stones[i]]  # each game's last position
-    decisive = [i for i in last if stones[i] < 41]  # (a game that filled the board may be a draw)
-    assert len(last) == 12 and len(decisive) >= 10 and all(z[i] == 1.0 for i in decisive)
-
-
-def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_examples_kept():
-    # 6 Connect Four games, 3 moves sampled by visits in each (18), though only about 0.4 of the moves are kept as
-    # examples: counting the examples kept instead would sample far more than 3 a game
-    rng = CountingRng(5)
-    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 6, plain(
-        alphazero_plus, simulations=6, temp_moves=3, full_fraction=0.4, fast_simulations=3), rng)
-    assert len(rng.sampled) == 18
-
-
-def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_legal(monkeypatch):
-    # Full searches (kept as examples) get the root's Dirichlet noise, cheap ones none; every move made, random or
-    # searched, is a legal move of the position it is made in.
-    searches, search, play = [], alphazero_plus.search, games.ConnectFour.play
-
-    def recording(states, net, n, *args, noise=None, **kwargs):
-        searches.append((n, noise is not None))
-        return search(states, net, n, *args, noise=noise, **kwargs)
-
-    def checked(state, move):
-        assert move in state.legal_moves()
-        play(state, move)
-    monkeypatch.setattr(alphazero_plus, "search", recording)
-    monkeypatch.setattr(games.ConnectFour, "play", checked)
-    cfg = plain(alphazero_plus, simulations=7, temp_moves=0, full_fraction=0.5, fast_simulations=2, random_moves=0.5)
-    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 20, cfg, np.random.default_rng(1))
-    assert {(7, True), (2, False)} == set(searches)
 
 
 # X to move, 40 stones; the top cells of columns 2 and 5 empty (built by no-four random play, checked by hand):
@@ -2293,8 +2252,100 @@ def test_the_solver_proves_a_forced_draw_as_a_draw_and_solver_0_proves_nothing()
     assert all(ch.proven is None for ch in root.children) and root.proven is None and root.n == 61
 
 
+def test_a_proven_roots_value_target_is_its_exact_value():
+    # With --solver and --q-weight 1 the target is the search's value of the root. Before a game's winning move the
+    # root is proven at its expansion (a child ends the game), and the search stops there: the target is exactly
+    # +1 for the player to move, where the average of the visits would be the network's 0.0 here.
+    cfg = plain(alphazero_plus, simulations=20, temp_moves=0, solver=1, q_weight=1.0)
+    x, _, z = alphazero_plus.self_play("connect4", constant_net(7, 0.0), 12, cfg, np.random.default_rng(2))
+    stones = x.reshape(len(x), -1).sum(axis=1)
+    last = [i for i in range(len(x)) if i + 1 == len(x) or stones[i + 1] <= stones[i]]  # each game's last position
+    decisive = [i for i in last if stones[i] < 41]  # (a game that filled the board may be a draw)
+    assert len(last) == 12 and len(decisive) >= 10 and all(z[i] == 1.0 for i in decisive)
+
+
+@pytest.mark.parametrize("pipeline", [0, 1])
+def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older(pipeline, monkeypatch):
+    # Synchronous: iteration k's games are played by the network after k - 1 trainings. Pipelined: by the one after
+    # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
+    # network). The same seed gives the same losses run after run.
+    cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
+    used, after, start = {}, {}, alphazero_plus.Run.start
+
+    def recording(run, fn, it, job):  # the first layer's weights of the network each iteration's games get
+        used[it] = job["net"].w1.copy()
+        return start(run, fn, it, job)
+    monkeypatch.setattr(alphazero_plus.Run, "start", recording)
+    lines = []
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
+                         on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
+    for it in range(1, 5):
+        assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
+    again = []
+    monkeypatch.setattr(alphazero_plus.Run, "start", start)
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
+    assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
+
+
+def test_a_conv_network_trains_saves_loads_and_plays(tmp_path):
+    path = str(tmp_path / "c.pt")
+    cfg = alphazero_plus.settings("tictactoe", net="conv", iterations=2, games=8, simulations=8, steps=10)
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, out=path, log=lambda line: None))
+    net = alphazero_plus.load(path, "tictactoe")
+    assert net.kind == "conv" and alphazero_plus.NumpyNet(net).convs
+    out = run("alphazero_plus.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--simulations", "5",
+              stdin="a1\nb1\nc1\na2\nb2\nc2\na3\nb3\nc3\n" * 2)
+    assert out.returncode == 0 and ("you win" in out.stdout or "agent wins" in out.stdout or "draw" in out.stdout)
+    assert exit_message("alphazero_plus.py", "--net", "cnn") == \
+        "alphazero_plus.py: error: argument --net: invalid choice: 'cnn' (choose from 'mlp', 'conv')"
+
+
+def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
+    net, path = net_for(alphazero, "connect4", 16), str(tmp_path / "old.pt")
+    alphazero.save(net, path, "connect4")  # alphazero.py's: no "net" entry
+    back = alphazero_plus.load(path)
+    assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+
+
+def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
+    # Each refused in one line before any work; each edge's other side passes: --lr-final equal to --lr,
+    # --fast-simulations equal to --simulations (or above it when every move is searched in full), --window-start
+    # equal to --window
+    assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
+                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final 0.5 must be at most " \
+                                                   "--lr 0.001: the step size falls to it"
+    check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
+    with pytest.raises(ValueError, match=r"^--fast-simulations, the cheap searches \(6\), must be at most "
+                                         r"--simulations 5$"):
+        check(simulations=5, full_fraction=0.5, fast_simulations=6)
+    with pytest.raises(ValueError, match=r"^--lr-final 0.0031 must be at most --lr 0.003"):
+        check(lr=0.003, lr_final=0.0031)
+    check(lr=0.003, lr_final=0.003)
+    check(simulations=5, full_fraction=0.5, fast_simulations=5)
+    check(simulations=5, full_fraction=1.0, fast_simulations=6)
+    with pytest.raises(ValueError, match=r"^--window-start is where a growing window starts: at most --window 7$"):
+        check(window=7, window_start=8)
+    check(window=7, window_start=7)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # evaluate.py: opponents, the perfect tic-tac-toe player, matches, the documents' tables and figures
+
+def test_within_the_noise_is_two_standard_errors_of_a_difference_worked_by_hand():
+    # Scores 0.54 against 0.43 over n games each: p = 0.485, the difference's standard error
+    # sqrt(0.485 * 0.515 * 2 / n): 0.0707 for n = 100 (two of them 0.141 > 0.11: within), 0.0500 for n = 200
+    # (0.0999 < 0.11: not). Losses count against the lab's 100 games: 30 of 100 against 20: p = 0.25, 2 x
+    # sqrt(0.25 * 0.75 * 2 / 100) = 0.122 > 0.10, within; 36 of 100: 0.16 > 2 x sqrt(0.28 * 0.72 * 0.02) = 0.127, not.
+    assert evaluate.within_noise(0.54, 0.43, 100) and not evaluate.within_noise(0.54, 0.43, 200)
+    assert evaluate.check("x losses", 30, 20, 100).within and not evaluate.check("x losses", 36, 20, 100).within
+    assert evaluate.within_noise(0.917, 0.87) and not evaluate.within_noise(0.917, 0.86)  # fractions: 0.05
+
+
+def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
+    # 10 items in 4 pieces: 2, 3, 2, 3 of them, every index once, in order; 3 items in 8 pieces: three of one
+    assert [list(r) for r in evaluate.chunks(10, 4)] == [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]]
+    assert [list(r) for r in evaluate.chunks(3, 8)] == [[0], [1], [2]]
+
 
 @functools.lru_cache(maxsize=None)  # each position once: 5,478 of them
 def negamax_ttt(x, o):
@@ -2323,56 +2374,6 @@ def test_perfect_player_never_loses_to_random_and_draws_with_itself():
     assert scores == [0.5] * 20
 
 
-def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
-    import json
-    path = tmp_path / "r.json"
-    out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
-    assert out.returncode == 0, out.stderr[-2000:]
-    results = json.loads(path.read_text())
-    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key (games.holds)
-    assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
-    assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
-                                          "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
-                                          "lab_part_3b"})
-    # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
-    # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
-    blog = results["blog"]
-    assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
-    assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
-    assert all(len(r["checks"]) > 0 for r in results.values())
-    # Every part alone gives the whole run's numbers: nothing carries from one part to the next (a process's
-    # settings, a cache, a random stream, which worker runs which task). Only the seconds differ. Part 3b alone
-    # trains Part 2's network first, and says so before it starts.
-    timed = ("seconds", "median_seconds", "time_split")
-
-    def numbers(r):
-        if isinstance(r, dict):
-            return {k: numbers(v) for k, v in r.items() if k not in timed}
-        return [numbers(v) for v in r] if isinstance(r, list) else r
-    alone = {part: subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--part", part,
-                                     "--json", str(tmp_path / f"{part}.json")], stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, text=True) for part in results if part != "2"}
-    # (side by side; Part 2 alone is left out for time: Part 3b alone trains its network again, which must match)
-    for part, p in alone.items():
-        out, err = p.communicate(timeout=600)
-        assert p.returncode == 0, err[-2000:]
-        mine = json.loads((tmp_path / f"{part}.json").read_text())[part]
-        for key in set(results[part]) - set(timed) - ({"checks"} if part == "blog" else set()):  # (the article's
-            assert numbers(mine[key]) == numbers(results[part][key]), (part, key)  # checks include its seconds)
-        assert ("part 3b needs Part 2's final Connect Four network" in out) == (part == "3b")
-
-
-def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
-    path = tmp_path / "t.pt"
-    alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), str(path), "tictactoe")
-    out = run("evaluate.py", "--checkpoint", str(path), "--quick", "--json", str(tmp_path / "r.json"), "--workers", "1")
-    assert out.returncode == 0, out.stderr
-    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
-            if line.startswith(("  policy", "  search"))}
-    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
-                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
-
-
 def test_a_match_plays_each_opening_once_with_each_colour():
     # Games 2j and 2j + 1 start from the same random two-move opening, the agent first in the even one and second
     # in the odd one; the openings differ from pair to pair. Seen from the first move each side makes in a game.
@@ -2391,23 +2392,6 @@ def test_a_match_plays_each_opening_once_with_each_colour():
     assert all(bin(x | o).count("1") == 2 for _, (x, o) in seen)
 
 
-def test_within_the_noise_is_two_standard_errors_of_a_difference_worked_by_hand():
-    # Scores 0.54 against 0.43 over n games each: p = 0.485, the difference's standard error
-    # sqrt(0.485 * 0.515 * 2 / n): 0.0707 for n = 100 (two of them 0.141 > 0.11: within), 0.0500 for n = 200
-    # (0.0999 < 0.11: not). Losses count against the lab's 100 games: 30 of 100 against 20: p = 0.25, 2 x
-    # sqrt(0.25 * 0.75 * 2 / 100) = 0.122 > 0.10, within; 36 of 100: 0.16 > 2 x sqrt(0.28 * 0.72 * 0.02) = 0.127, not.
-    assert evaluate.within_noise(0.54, 0.43, 100) and not evaluate.within_noise(0.54, 0.43, 200)
-    assert evaluate.check("x losses", 30, 20, 100).within and not evaluate.check("x losses", 36, 20, 100).within
-    assert evaluate.within_noise(0.917, 0.87) and not evaluate.within_noise(0.917, 0.86)  # fractions: 0.05
-
-
-def test_a_fraction_of_nothing_is_shown_as_a_dash(capsys):
-    truth = further.Truth("connect4", None, None, 1, 0)
-    assert math.isnan(truth.total([(0, 0, 3)])["fraction"]) and truth.total([(3, 4, 0)])["fraction"] == 0.75
-    evaluate.table("t", ["", "fraction"], [["none judged", math.nan], ["three of four", 0.75]])
-    assert [line.split()[-1] for line in capsys.readouterr().out.splitlines()[-2:]] == ["-", "0.750"]
-
-
 def test_the_tactical_player_wins_at_once_before_it_blocks():
     # X holds three in column 1 and O three in column 7, X to move: X wins in column 1 rather than block column 7.
     # With X's three spread on the bottom row (columns 1, 3, 5: no four to make) it blocks column 7.
@@ -2416,65 +2400,6 @@ def test_the_tactical_player_wins_at_once_before_it_blocks():
         for m in moves:
             s.play(m)
         assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {expected}
-
-
-def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
-    # 10 items in 4 pieces: 2, 3, 2, 3 of them, every index once, in order; 3 items in 8 pieces: three of one
-    assert [list(r) for r in evaluate.chunks(10, 4)] == [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]]
-    assert [list(r) for r in evaluate.chunks(3, 8)] == [[0], [1], [2]]
-
-
-def assert_figures(folder, names):
-    """Exactly these PNG files, each a real image of a readable size."""
-    import matplotlib.image
-    assert {p.stem for p in folder.iterdir()} == names
-    for name in names:
-        path = folder / f"{name}.png"
-        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-        height, width = matplotlib.image.imread(path).shape[:2]
-        assert 300 <= height <= 1500 and 500 <= width <= 1500, (name, height, width)
-
-
-def test_the_lab_part_1_figure_holds_the_tables_numbers():
-    row = evaluate.TicTacToeRow
-    r = {"ours": {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)}, "lab": evaluate.LAB["1"]}
-    fig = evaluate.plot_part_1(r)["lab_part_1"]
-    optimal, losses = fig.axes
-    lines = {line.get_label(): list(line.get_ydata()) for line in optimal.lines}
-    assert lines["policy: ours"] == [0.55, 0.8, 0.85] and lines["search: ours"] == [0.97, 0.99, 0.98]
-    assert lines["policy: the lab's"] == [0.574, 0.885]  # the lab has iterations 0 and 5, not 7
-    lines = {line.get_label(): list(line.get_ydata()) for line in losses.lines}
-    assert lines["search: ours"] == [40, 6, 3] and lines["search: the lab's"] == [42, 5]
-
-
-def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
-    row = evaluate.Connect4Row
-    r = {"ours": {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}, "lab": evaluate.LAB["2"],
-         "more_search": {0: 0.1, 50: 0.6}, "lab_more_search": evaluate.LAB["2_more_search"]}
-    figures = evaluate.plot_part_2(r)
-    lines = {line.get_label(): list(line.get_ydata()) for line in figures["lab_part_2"].axes[0].lines}
-    assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
-    more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
-            for line in figures["lab_part_2_more_search"].axes[0].lines}
-    assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
-    fig = evaluate.plot_part_3b({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]})["lab_part_3b"]
-    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
-    assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
-
-
-def test_the_article_figures_hold_the_searches_numbers():
-    r = evaluate.part_blog(argparse_namespace(quick=True, seed=0))
-    figures = evaluate.plot_blog(r)
-    run = r["go"]["runs"][0]
-    bars, share = figures["article_1_figure_2_go"].axes
-    assert [p.get_height() for p in bars.patches] == sorted(run["visits"].values(), reverse=True)[:10]
-    assert list(share.lines[0].get_ydata()) == list(run["b1_share"].values())
-    flat, visits = figures["article_1_figure_3_chess"].axes
-    chess = r["chess"]["figure"]
-    assert sorted(p.get_height() for p in flat.patches) == sorted(chess["flat"].values()) and len(visits.patches) == 26
-    left, right = figures["article_2_figure_2_puct"].axes
-    crack = left.lines[1]  # the crack's point on its curve: 1.5 x 0.25 x sqrt(40) / 12 = 0.198
-    assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
 
 
 # O to move, 39 stones; columns 1 (two cells) and 7 (its top cell) empty:
@@ -2618,6 +2543,13 @@ def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys)
     assert evaluate.part_3b(quick_args())["ours"] == {2: 0.5, 4: 0.5}
 
 
+def test_a_fraction_of_nothing_is_shown_as_a_dash(capsys):
+    truth = further.Truth("connect4", None, None, 1, 0)
+    assert math.isnan(truth.total([(0, 0, 3)])["fraction"]) and truth.total([(3, 4, 0)])["fraction"] == 0.75
+    evaluate.table("t", ["", "fraction"], [["none judged", math.nan], ["three of four", 0.75]])
+    assert [line.split()[-1] for line in capsys.readouterr().out.splitlines()[-2:]] == ["-", "0.750"]
+
+
 class Searched(Exception):
     pass
 
@@ -2658,8 +2590,135 @@ def test_evaluate_checkpoint_searches_with_the_solver_its_settings_record(game, 
     assert seen == [solver or None]
 
 
+def assert_figures(folder, names):
+    """Exactly these PNG files, each a real image of a readable size."""
+    import matplotlib.image
+    assert {p.stem for p in folder.iterdir()} == names
+    for name in names:
+        path = folder / f"{name}.png"
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        height, width = matplotlib.image.imread(path).shape[:2]
+        assert 300 <= height <= 1500 and 500 <= width <= 1500, (name, height, width)
+
+
+def test_the_lab_part_1_figure_holds_the_tables_numbers():
+    row = evaluate.TicTacToeRow
+    r = {"ours": {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)}, "lab": evaluate.LAB["1"]}
+    fig = evaluate.plot_part_1(r)["lab_part_1"]
+    optimal, losses = fig.axes
+    lines = {line.get_label(): list(line.get_ydata()) for line in optimal.lines}
+    assert lines["policy: ours"] == [0.55, 0.8, 0.85] and lines["search: ours"] == [0.97, 0.99, 0.98]
+    assert lines["policy: the lab's"] == [0.574, 0.885]  # the lab has iterations 0 and 5, not 7
+    lines = {line.get_label(): list(line.get_ydata()) for line in losses.lines}
+    assert lines["search: ours"] == [40, 6, 3] and lines["search: the lab's"] == [42, 5]
+
+
+def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
+    row = evaluate.Connect4Row
+    r = {"ours": {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}, "lab": evaluate.LAB["2"],
+         "more_search": {0: 0.1, 50: 0.6}, "lab_more_search": evaluate.LAB["2_more_search"]}
+    figures = evaluate.plot_part_2(r)
+    lines = {line.get_label(): list(line.get_ydata()) for line in figures["lab_part_2"].axes[0].lines}
+    assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
+    more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
+            for line in figures["lab_part_2_more_search"].axes[0].lines}
+    assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
+    fig = evaluate.plot_part_3b({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]})["lab_part_3b"]
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
+
+
+def argparse_namespace(**kwargs):
+    import argparse
+    return argparse.Namespace(**kwargs)
+
+
+def test_the_article_figures_hold_the_searches_numbers():
+    r = evaluate.part_blog(argparse_namespace(quick=True, seed=0))
+    figures = evaluate.plot_blog(r)
+    run = r["go"]["runs"][0]
+    bars, share = figures["article_1_figure_2_go"].axes
+    assert [p.get_height() for p in bars.patches] == sorted(run["visits"].values(), reverse=True)[:10]
+    assert list(share.lines[0].get_ydata()) == list(run["b1_share"].values())
+    flat, visits = figures["article_1_figure_3_chess"].axes
+    chess = r["chess"]["figure"]
+    assert sorted(p.get_height() for p in flat.patches) == sorted(chess["flat"].values()) and len(visits.patches) == 26
+    left, right = figures["article_2_figure_2_puct"].axes
+    crack = left.lines[1]  # the crack's point on its curve: 1.5 x 0.25 x sqrt(40) / 12 = 0.198
+    assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
+
+
+def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
+    path = tmp_path / "t.pt"
+    alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), str(path), "tictactoe")
+    out = run("evaluate.py", "--checkpoint", str(path), "--quick", "--json", str(tmp_path / "r.json"), "--workers", "1")
+    assert out.returncode == 0, out.stderr
+    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
+            if line.startswith(("  policy", "  search"))}
+    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
+                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
+
+
+def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
+    import json
+    path = tmp_path / "r.json"
+    out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads(path.read_text())
+    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key (games.holds)
+    assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
+    assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
+                                          "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
+                                          "lab_part_3b"})
+    # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
+    # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
+    blog = results["blog"]
+    assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
+    assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
+    assert all(len(r["checks"]) > 0 for r in results.values())
+    # Every part alone gives the whole run's numbers: nothing carries from one part to the next (a process's
+    # settings, a cache, a random stream, which worker runs which task). Only the seconds differ. Part 3b alone
+    # trains Part 2's network first, and says so before it starts.
+    timed = ("seconds", "median_seconds", "time_split")
+
+    def numbers(r):
+        if isinstance(r, dict):
+            return {k: numbers(v) for k, v in r.items() if k not in timed}
+        return [numbers(v) for v in r] if isinstance(r, list) else r
+    alone = {part: subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--part", part,
+                                     "--json", str(tmp_path / f"{part}.json")], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True) for part in results if part != "2"}
+    # (side by side; Part 2 alone is left out for time: Part 3b alone trains its network again, which must match)
+    for part, p in alone.items():
+        out, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err[-2000:]
+        mine = json.loads((tmp_path / f"{part}.json").read_text())[part]
+        for key in set(results[part]) - set(timed) - ({"checks"} if part == "blog" else set()):  # (the article's
+            assert numbers(mine[key]) == numbers(results[part][key]), (part, key)  # checks include its seconds)
+        assert ("part 3b needs Part 2's final Connect Four network" in out) == (part == "3b")
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # further.py: the exact Connect Four solver, the truth, the five questions, the benchmark
+
+def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
+    s = games.ConnectFour()
+    for c in (0, 1, 0, 1, 0, 1):
+        s.play(c)
+    assert further.solve_connect4(s) == 22 - 4  # the first player's fourth stone makes four
+    s.play(0)
+    assert s.is_over() and further.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
+
+
+def test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome():
+    # Won (the best value +5): the winning move is no error; a draw (0) or a loss (-3) thrown from it is one.
+    won = further.Position("end-easy", "", {0: 5, 1: 0, 2: -3, 3: 2})
+    assert [won.is_error(m) for m in range(4)] == [False, True, True, False]  # +2 wins too, if more slowly
+    drawn = further.Position("end-easy", "", {0: 0, 1: -1})
+    assert [drawn.is_error(m) for m in range(2)] == [False, True]
+    lost = further.Position("end-easy", "", {0: -2, 1: -7, 2: -1})  # every move loses: none is an error
+    assert not any(lost.is_error(m) for m in range(3))
+
 
 # Positions valued by a public perfect solver (Pascal Pons'): the columns played (1 = leftmost), the value for the
 # player to move, then each column's value ('.' full). A sample of the project's data/c4_positions.txt.
@@ -2779,41 +2838,6 @@ def test_games_against_the_solver_player_count_the_agents_moves():
         assert 4 <= agent_moves <= 21 and further.TRUTH_MIN_STONES - 2 <= stand_in_up_to <= 20
 
 
-def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
-    s = games.ConnectFour()
-    for c in (0, 1, 0, 1, 0, 1):
-        s.play(c)
-    assert further.solve_connect4(s) == 22 - 4  # the first player's fourth stone makes four
-    s.play(0)
-    assert s.is_over() and further.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
-
-
-def test_further_quick_answers_every_question_and_writes_json(tmp_path):
-    import json
-    positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
-    positions.write_text("# moves score s1 .. s7\n" + CONNECT4_SOLVED.strip() + "\n")
-    out = run("further.py", "--quick", "--c4-positions", str(positions), "--json", str(path), "--plots",
-              str(tmp_path / "figures"))
-    assert out.returncode == 0, out.stderr[-2000:]
-    results = json.loads(path.read_text())
-    assert_figures(tmp_path / "figures", {"further_truth_v_uct", "further_conv_v_mlp", "further_puct_v_gumbel",
-                                          "further_tictactoe", "further_recipe", "further_benchmark_recipe"})
-    assert results.pop("written by") == "further.py"
-    assert set(results) == {"questions", "recipe"} and "Summary" in out.stdout
-    questions = results["questions"]
-    assert [c["within"] for c in questions["checks"]] == [True, True] and "answer at --quick toy size, so it says little: the truth (search) orders" in out.stdout
-    bands = questions["solver"]["bands"].values()
-    assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
-    assert out.stdout.count("  answer at --quick toy size, so it says little: ") == 7  # five, the solver, the recipe
-    assert "the lab's thing to notice" in out.stdout
-    assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(questions)
-    assert set(questions["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
-    recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
-    assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 14  # 6 sets twice, UCT-400, the time
-    assert recipe["final"]["v_solver"]["games_each"] == 2  # who wins them, at this size, nobody can say
-    assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
-
-
 def test_losses_split_by_the_perfect_players_opening():
     edge_reply = {}  # for each edge opening, a reply that loses against correct play
     for edge in (1, 3, 5, 7):
@@ -2850,10 +2874,26 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
     assert len(further.common_positions()) < 4520 and all(not s.is_over() for s in further.common_positions())
 
 
-def test_further_reads_its_default_data_from_the_repository():
-    here = os.path.dirname(os.path.abspath(__file__))
-    assert os.path.dirname(further.C4_POSITIONS) == os.path.join(here, "data") and len(
-        further.read_positions(further.C4_POSITIONS)) == 300
+def test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with():
+    positions = further.read_benchmark()
+    assert len(positions) == 1200 and all(sum(p.set == s for p in positions) == 200 for s in further.SETS)
+    # The end-easy positions (more than 28 stones, few moves left) are quick to solve: the public solver's value of
+    # the position, its best move's, is ours
+    for p in [p for p in positions if p.set == "end-easy"][::20]:
+        s = p.state()
+        assert further.solve_connect4(s) == max(p.values.values()) and set(p.values) == set(s.legal_moves())
+
+
+def test_the_benchmark_job_counts_errors_by_set():
+    # An agent that always plays the lowest legal column: its error rate in a set is the share of that set's
+    # positions where the lowest column gives up the best outcome, counted here from the file directly
+    positions = [p for p in further.read_benchmark() if p.set in ("end-easy", "middle-medium")][::10]
+    lowest = lambda states, rngs: [s.legal_moves()[0] for s in states]
+    rates = further.Benchmark(lowest, positions, len(positions)).total(
+        further.Benchmark(lowest, positions, len(positions)).run(range(len(positions))))
+    for name in ("end-easy", "middle-medium"):
+        chosen = [p for p in positions if p.set == name]
+        assert rates[name] == round(sum(p.is_error(min(p.values)) for p in chosen) / len(chosen), 4)
 
 
 SHIPPED_SLICE_ERRORS = {"policy": 8, "search 200": 1}  # FURTHER.md's numbers for the slice below, of 60
@@ -2879,53 +2919,6 @@ def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the
         assert errors <= SHIPPED_SLICE_ERRORS[label] + 2, (label, errors)
 
 
-def argparse_namespace(**kwargs):
-    import argparse
-    return argparse.Namespace(**kwargs)
-
-
-def test_the_recipe_figure_holds_its_curve():
-    r = {"curve": {10: {"policy: truth": {"fraction": 0.8}, "search 20: truth": {"fraction": 0.9},
-                        "search 20 v UCT-50": 0.6},
-                   20: {"policy: truth": {"fraction": 0.85}, "search 20: truth": {"fraction": 0.95},
-                        "search 20 v UCT-50": 0.7}}, "clock": {10: 40.0, 20: 90.0}}
-    fig = further.plot_recipe(r)["further_recipe"]
-    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
-    assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
-
-
-def test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome():
-    # Won (the best value +5): the winning move is no error; a draw (0) or a loss (-3) thrown from it is one.
-    won = further.Position("end-easy", "", {0: 5, 1: 0, 2: -3, 3: 2})
-    assert [won.is_error(m) for m in range(4)] == [False, True, True, False]  # +2 wins too, if more slowly
-    drawn = further.Position("end-easy", "", {0: 0, 1: -1})
-    assert [drawn.is_error(m) for m in range(2)] == [False, True]
-    lost = further.Position("end-easy", "", {0: -2, 1: -7, 2: -1})  # every move loses: none is an error
-    assert not any(lost.is_error(m) for m in range(3))
-
-
-def test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with():
-    positions = further.read_benchmark()
-    assert len(positions) == 1200 and all(sum(p.set == s for p in positions) == 200 for s in further.SETS)
-    # The end-easy positions (more than 28 stones, few moves left) are quick to solve: the public solver's value of
-    # the position, its best move's, is ours
-    for p in [p for p in positions if p.set == "end-easy"][::20]:
-        s = p.state()
-        assert further.solve_connect4(s) == max(p.values.values()) and set(p.values) == set(s.legal_moves())
-
-
-def test_the_benchmark_job_counts_errors_by_set():
-    # An agent that always plays the lowest legal column: its error rate in a set is the share of that set's
-    # positions where the lowest column gives up the best outcome, counted here from the file directly
-    positions = [p for p in further.read_benchmark() if p.set in ("end-easy", "middle-medium")][::10]
-    lowest = lambda states, rngs: [s.legal_moves()[0] for s in states]
-    rates = further.Benchmark(lowest, positions, len(positions)).total(
-        further.Benchmark(lowest, positions, len(positions)).run(range(len(positions))))
-    for name in ("end-easy", "middle-medium"):
-        chosen = [p for p in positions if p.set == name]
-        assert rates[name] == round(sum(p.is_error(min(p.values)) for p in chosen) / len(chosen), 4)
-
-
 def test_further_reports_count_draws_as_draws(monkeypatch, capsys):
     # connect4_report: the matches score 0.5; against the solver player, moving first it won none and drew all,
     # moving second it lost none, and every game lasted 21 moves a side (the full board). strengths: 0.5 each.
@@ -2949,6 +2942,22 @@ def test_further_reports_count_draws_as_draws(monkeypatch, capsys):
     assert further.losses_by_opening([0.5] * 6, 0) == {"agent first": 0, "centre": 0, "corner": 0, "edge": 0}
 
 
+def test_further_reads_its_default_data_from_the_repository():
+    here = os.path.dirname(os.path.abspath(__file__))
+    assert os.path.dirname(further.C4_POSITIONS) == os.path.join(here, "data") and len(
+        further.read_positions(further.C4_POSITIONS)) == 300
+
+
+def test_the_recipe_figure_holds_its_curve():
+    r = {"curve": {10: {"policy: truth": {"fraction": 0.8}, "search 20: truth": {"fraction": 0.9},
+                        "search 20 v UCT-50": 0.6},
+                   20: {"policy: truth": {"fraction": 0.85}, "search 20: truth": {"fraction": 0.95},
+                        "search 20 v UCT-50": 0.7}}, "clock": {10: 40.0, 20: 90.0}}
+    fig = further.plot_recipe(r)["further_recipe"]
+    lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
+    assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
+
+
 @pytest.mark.parametrize("solver", [2, 1, 0])
 def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver, monkeypatch, tmp_path, capsys):
     # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player)
@@ -2959,6 +2968,32 @@ def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver,
     with pytest.raises(Searched):
         further.measure_checkpoint(quick_args(checkpoint=path))
     assert seen == [solver or None]
+
+
+def test_further_quick_answers_every_question_and_writes_json(tmp_path):
+    import json
+    positions, path = tmp_path / "positions.txt", tmp_path / "r.json"
+    positions.write_text("# moves score s1 .. s7\n" + CONNECT4_SOLVED.strip() + "\n")
+    out = run("further.py", "--quick", "--c4-positions", str(positions), "--json", str(path), "--plots",
+              str(tmp_path / "figures"))
+    assert out.returncode == 0, out.stderr[-2000:]
+    results = json.loads(path.read_text())
+    assert_figures(tmp_path / "figures", {"further_truth_v_uct", "further_conv_v_mlp", "further_puct_v_gumbel",
+                                          "further_tictactoe", "further_recipe", "further_benchmark_recipe"})
+    assert results.pop("written by") == "further.py"
+    assert set(results) == {"questions", "recipe"} and "Summary" in out.stdout
+    questions = results["questions"]
+    assert [c["within"] for c in questions["checks"]] == [True, True] and "answer at --quick toy size, so it says little: the truth (search) orders" in out.stdout
+    bands = questions["solver"]["bands"].values()
+    assert sum(band["agree"] for band in bands) == sum(band["judged"] for band in bands) > 0
+    assert out.stdout.count("  answer at --quick toy size, so it says little: ") == 7  # five, the solver, the recipe
+    assert "the lab's thing to notice" in out.stdout
+    assert {"solver", "truth", "conv", "gumbel", "tictactoe"} <= set(questions)
+    assert set(questions["gumbel"]["ours"]) == {"puct 4", "gumbel 4", "puct 8", "gumbel 8"}
+    recipe = results["recipe"]  # the recipe's curve, and its last network measured as --checkpoint measures one
+    assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 14  # 6 sets twice, UCT-400, the time
+    assert recipe["final"]["v_solver"]["games_each"] == 2  # who wins them, at this size, nobody can say
+    assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -3026,6 +3061,63 @@ def test_gumbel_cli_trains_and_plays(tmp_path):
     assert exit_message("gumbel.py", "--simulations", "0").startswith("gumbel.py: error: --simulations 0 is for --play")
 
 
+BROKEN_NIM = """
+
+class BrokenNim(Nim):
+    def play(self, move):
+        if self.sticks - move < 5:
+            raise ValueError('no rule below 5 sticks')
+        super().play(move)
+"""
+
+
+def test_a_game_of_your_own_from_the_command_line(tmp_path):
+    # The README's Nim (its class, as the README shows it) in a module of its own, in the folder the scripts are run
+    # from (not theirs): --game nim_game:Nim trains it with two workers and plays it (the three trainers share
+    # games.command_line, which imports it)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
+    source = "import numpy as np\n\n\n" + readme_nim() + BROKEN_NIM
+    (tmp_path / "nim_game.py").write_text(source)
+    out = str(tmp_path / "nim.pt")
+    common = ["--game", "nim_game:Nim", "--simulations", "6"]
+    small = ["--iterations", "2", "--games", "8", "--steps", "3", "--hidden", "16", "--workers", "2"]
+    trained = subprocess.run([sys.executable, script, *common, *small, "--out", out], capture_output=True,
+                             text=True, cwd=tmp_path)
+    assert trained.returncode == 0 and trained.stdout.count("iteration ") == 2, trained.stderr[-2000:]
+    assert torch.load(out, weights_only=True)["game"] == "nim_game:Nim"
+    played = subprocess.run([sys.executable, script, *common, "--play", "--checkpoint", out], input="1\n" * 10,
+                            capture_output=True, text=True, cwd=tmp_path)
+    assert played.returncode == 0 and played.stdout.rstrip().endswith(("you win", "the agent wins")), played.stderr
+    # A game that raises in a worker: its own file, line and message, as in one process; a ValueError too, though
+    # the scripts' own ValueErrors are one line in words
+    line = source.splitlines().index("            raise ValueError('no rule below 5 sticks')") + 1
+    for workers in ("1", "2"):
+        broken = subprocess.run([sys.executable, script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
+                                 "--out", str(tmp_path / f"b{workers}.pt")], capture_output=True, text=True,
+                                cwd=tmp_path)
+        assert broken.returncode == 1 and f'nim_game.py", line {line}, in play' in broken.stderr and \
+            broken.stderr.rstrip().endswith("ValueError: no rule below 5 sticks"), broken.stderr[-2000:]
+        assert not os.path.exists(tmp_path / f"b{workers}.pt.lock")
+
+
+@pytest.mark.parametrize("name, source, words", [
+    ("missing_here", None, "no module 'missing_here' in this folder (FOLDER) or on Python's path"),
+    ("syntax_wrong", "class Game:\n    def play(self\n", "syntax_wrong: '(' was never closed (FILE, line 2)"),
+    ("needs_numpyy", "import numpyy\n", "needs_numpyy imports numpyy, which is not installed"),
+    ("fails_inside", "x = 1\ny = x / 0\n", "fails_inside failed to import: ZeroDivisionError: division by zero (FILE, "
+                                           "line 2)"),
+    ("has_no_game", "Gam = 1\n", "has_no_game (FILE) has no Game")])
+def test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error(name, source, words, tmp_path,
+                                                                              monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    if source is not None:
+        (tmp_path / f"{name}.py").write_text(source)
+    words = words.replace("FOLDER", str(tmp_path)).replace("FILE", str(tmp_path / f"{name}.py"))
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
+    assert exit_message(script, "--game", f"{name}:Game") == f"alphazero.py: error: argument --game: {words}"
+
+
 def training_with_a_first_checkpoint(path):
     """A tic-tac-toe training in its own process group, once it has saved its first checkpoint (40 iterations take
     far longer, so it is still training)."""
@@ -3083,6 +3175,14 @@ def test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_play
                                            "was trained by" not in result.stdout)
 
 
+def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
+    path = tmp_path / "c.pt"
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8, "conv"), str(path), "connect4")
+    for script in ("alphazero.py", "gumbel.py"):
+        assert exit_message(script, "--play", "--checkpoint", str(path)) == \
+            f"{script}: error: {path} holds a conv network, which {script} cannot build"
+
+
 def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
     """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
     import re
@@ -3094,20 +3194,6 @@ def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
     done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
     assert p.returncode == 130 and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
     assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
-
-
-def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypatch):
-    # The other side of each idle rule: --alpha with some noise, --fast-simulations with a playout cap, random
-    # openings of up to 3 moves with a share of them
-    for script, argv in (("alphazero.py", ["--alpha", "0.3", "--noise", "0.1"]),
-                         ("alphazero_plus.py", ["--fast-simulations", "4", "--full-fraction", "0.5"]),
-                         ("alphazero_plus.py", ["--game", "tictactoe", "--opening-moves", "3"])):  # (its 0.25)
-        module = {"alphazero.py": alphazero, "alphazero_plus.py": alphazero_plus}[script]
-        monkeypatch.setattr(sys, "argv", [script, *argv])
-        idle = {"alpha": ("noise", 0)} if module is alphazero else {"alpha": ("noise", 0), "fast_simulations": (
-            "full_fraction", 1), "opening_moves": ("random_openings", 0)}
-        args = games.command_line("", module.SETTINGS, module.GAME_SETTINGS, module.GAMES, "GAME.pt", set(), idle)
-        assert all(getattr(args, a.lstrip("-").replace("-", "_")) is not None for a in argv if a.startswith("--"))
 
 
 def test_a_checkpoint_of_a_game_the_bench_does_not_know_and_a_warning_file_are_one_line(tmp_path):
@@ -3196,6 +3282,12 @@ def test_a_folder_given_as_a_file_is_refused(tmp_path):
     assert exit_message("further.py", "--c4-positions", str(tmp_path)).startswith(
         f"further.py: error: cannot read the positions file {str(tmp_path)!r}")
     assert list(tmp_path.iterdir()) == []  # nothing left behind
+
+
+def test_a_checkpoint_whose_csv_would_be_itself_is_refused(tmp_path):
+    assert exit_message("alphazero.py", "--game", "tictactoe", "--out", str(tmp_path / "run.csv")) == \
+        f"alphazero.py: error: cannot write the checkpoint {str(tmp_path / 'run.csv')!r}: its CSV, written beside " \
+        f"it, would be the same file: choose a name that does not end in .csv"
 
 
 def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
@@ -3404,6 +3496,27 @@ def test_a_signal_once_the_work_is_over_changes_nothing(tmp_path):
     assert p.returncode == 0 and err == "", err[-2000:]
 
 
+def test_a_closed_pipe_ends_training_with_a_word_of_its_checkpoint_and_evaluate_writes_its_json(tmp_path):
+    # `| head -1`: the reader goes after the first line. A training stops at its next line, saying on stderr what
+    # its checkpoint holds, with 128 + SIGPIPE = 141; evaluate.py goes on quietly and writes its JSON.
+    out = tmp_path / "t.pt"
+    here = os.path.dirname(os.path.abspath(__file__))
+    for argv, check in (
+            (["alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations", "8", "--steps", "5",
+              "--workers", "2", "--out", str(out)], "training"),
+            (["evaluate.py", "--part", "blog", "--quick", "--json", str(tmp_path / "b.json")], "evaluate")):
+        p = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=here)
+        p.stdout.readline()
+        p.stdout.close()
+        err = p.communicate(timeout=600)[1]
+        if check == "training":
+            assert p.returncode == 141 and re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration \d+: "
+                                                        r"add --resume to go on", err.strip()), err[-2000:]
+        else:
+            assert p.returncode == 0 and err == "" and "blog" in json.load(open(tmp_path / "b.json")), err[-2000:]
+
+
 def test_outputs_replace_only_their_own_kind(tmp_path):
     # --json onto a checkpoint, --out (even with --replace) onto a text file or beside someone else's CSV: refused in
     # one line that says what the path holds, and nothing written; the project's own kinds are replaced
@@ -3436,83 +3549,6 @@ def test_outputs_replace_only_their_own_kind(tmp_path):
     assert exit_message("alphazero.py", *small, "--out", str(ckpt)) == f"alphazero.py: error: {tmp_path / 'c.csv'} " \
         f"holds the progress of a training whose checkpoint {ckpt} is gone: choose another --out, or add --replace " \
         f"to start afresh over it"
-
-
-class Full:
-    """A file whose writes fail as a full disk's do, after the first 100 bytes (a partial file is left to clean)."""
-    def __init__(self, path, mode):
-        self.f = open(path, mode)
-
-    def write(self, data):
-        self.f.write(data[:100])
-        raise OSError(28, "No space left on device")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.f.close()
-
-
-@pytest.mark.parametrize("fault, words", [("ENOSPC", "No space left on device"), ("EACCES", "Permission denied")])
-def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact(fault, words, tmp_path, monkeypatch):
-    # The second iteration's save fails (a full disk; a folder made unwritable): a ValueError in words (run_main's
-    # one line) that says what the checkpoint holds, iteration 1 intact, and no temporary file or lock left
-    out = tmp_path / "s.pt"
-    saves = []
-
-    def failing_open(path, mode="r", *args, **kwargs):
-        if str(path).startswith(f"{out}.") and str(path).endswith(".tmp"):  # a checkpoint's temporary file
-            saves.append(path)
-            if len(saves) == 2 and fault == "EACCES":
-                raise PermissionError(13, "Permission denied", str(path))
-            if len(saves) == 2:
-                return Full(path, mode)
-        return open(path, mode, *args, **kwargs)
-    monkeypatch.setattr(games, "open", failing_open, raising=False)
-    cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
-    with pytest.raises(ValueError) as error:
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
-    assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add --resume to go on"
-    assert torch.load(out, weights_only=True)["iterations_done"] == 1
-    assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt"]
-
-
-def test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words(tmp_path, monkeypatch):
-    # Only the system's faults (a worker that died, a write refused) get the checkpoint's word added; an error raised
-    # by the code the run calls (a game of one's own, say) comes out as it was raised, whatever its constructor
-    fits = []
-
-    def fit(*args):  # the first iteration trains; the second raises an error whose constructor takes three
-        fits.append(1)
-        if len(fits) == 2:
-            raise json.JSONDecodeError("not JSON", "{", 1)
-        return 0.0, 0.0
-    monkeypatch.setattr(alphazero, "fit", fit)
-    cfg = alphazero.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1)
-    with pytest.raises(json.JSONDecodeError) as error:
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(tmp_path / "e.pt"), log=lambda line: None))
-    assert str(error.value) == "not JSON: line 1 column 2 (char 1)" and len(fits) == 2
-    assert torch.load(tmp_path / "e.pt", weights_only=True)["iterations_done"] == 1
-
-
-def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
-    # Two processes write the same JSON 300 times each, at once (each waits for the other to be ready: the sign is a
-    # file): each has its own temporary file, so neither fails and the file is always one of theirs, whole
-    path = str(tmp_path / "both.json")
-    code = f"""import os, sys, time
-sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
-import evaluate
-open({str(tmp_path)!r} + "/ready_" + sys.argv[1], "w").close()
-while len([f for f in os.listdir({str(tmp_path)!r}) if f.startswith("ready_")]) < 2:
-    time.sleep(0.01)
-for k in range(300):
-    evaluate.write_json({path!r}, dict(writer=sys.argv[1], k=k, pad="x" * 20000))
-"""
-    writers = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True)
-               for name in ("a", "b")]
-    assert [w.communicate(timeout=600)[1] for w in writers] == ["", ""]
-    assert json.load(open(path))["k"] == 299 and sorted(os.listdir(tmp_path)) == ["both.json", "ready_a", "ready_b"]
 
 
 @pytest.mark.parametrize("argv, message", [
