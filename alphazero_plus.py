@@ -232,7 +232,7 @@ def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
 class Net(torch.nn.Module):
     """The policy-value network: a position's n_inputs numbers in (the mover's and the opponent's stones), a logit
     for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units. With board,
-    the board's (rows, columns) (--net conv), two 3x3 convolutions (32 channels) on the board come first."""
+    the board's (rows, columns) (--net conv), two 3x3 convolutions (32 channels) on its 2 planes come first."""
 
     def __init__(self, n_inputs, n_actions, hidden, board=None):
         super().__init__()
@@ -402,7 +402,7 @@ MAXVISIT_INIT, VALUE_SCALE, EPSILON = 50.0, 0.1, 1e-8  # sigma's constants, name
 
 def completed_q(root, priors, value):
     """gumbel.py's completed Q at a self-play root: a visited (or proven) move keeps its Q; an unvisited one gets the
-    mixed value of the network's `value` and the others' mean Q weighted by `priors` (the network's, without noise)."""
+    mixed value: the network's `value`, mixed with those moves' mean Q weighted by `priors` (before the noise)."""
     seen = [ch for ch in root.children if ch.n or ch.proven is not None]
     n_seen = sum(ch.n for ch in seen)
     mixed = value
@@ -502,10 +502,10 @@ def settings(game, **overrides):
 
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
-    """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
-    `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts it
-    back at the end); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
+    """The self-play loop: play an iteration's games with the network (--pipeline: one step older), train it on the
+    replay window (see window_size, average_positions), repeat; return the Net. run: a Run (workers, --resume,
+    checkpoints, the log; by default this process alone, nothing saved; start_process says what it sets and puts
+    back); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -557,12 +557,12 @@ def check_game(game, cfg):
 
 def start_process():
     """How every process computes, set first thing in each (the README's Speed section has the numbers); returns what
-    puts the caller's ways back (a Run does at its end: train leaves the process that calls it as it was)."""
+    puts back the caller's threads and gc thresholds (not denormals: torch cannot say how they were)."""
     threads, thresholds = torch.get_num_threads(), gc.get_threshold()
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-    return lambda: (torch.set_num_threads(threads), torch.set_flush_denormal(False), gc.set_threshold(*thresholds))
+    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds))
 
 
 def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):

@@ -29,7 +29,7 @@ import alphazero_plus
 import evaluate
 import games
 from evaluate import (Agent, Match, UCTPlayer, mean, parallel, perfect_player, play_match, run_jobs, tactical_player,
-                      winning_columns)  # the arena (see evaluate.py's section); the rest as evaluate.NAME
+                      winning_columns)  # the arena (evaluate.py's section of that name); the rest as evaluate.NAME
 
 # The exact Connect Four solver: Pascal Pons' method on the game's bitboards (bit 7 * column + row, the top bit of
 # each column always empty). Negamax with alpha-beta over null windows, a table of bounds, only moves that do not
@@ -268,7 +268,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
     positions = read_benchmark()[::40] if args.quick else read_benchmark()  # --quick: 5 in each set
     jobs.update(benchmark_jobs(agent, positions, "benchmark: ", (0, 10, 20) if args.quick else BENCHMARK_SIMULATIONS))
     evaluate.progress(f"measuring {name}: {n.v_tactical} games against the tactical player, {n.v_uct} against "
-             f"UCT-{n.uct}, {2 * n.v_solver} against the solver player, the truth along {n.truth}")
+                      f"UCT-{n.uct}, {2 * n.v_solver} against the solver player, the truth along {n.truth}")
     r = run_jobs(jobs, args.workers)
     benchmark = {k.removeprefix("benchmark: "): r.pop(k) for k in list(r) if k.startswith("benchmark: ")}
     games_v_solver = r.pop("v_solver")
@@ -285,13 +285,13 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
                                                    f"{p['first_draws']})"],
              [f"search {deep} v solver, second", f"lasted {p['second_moves']} moves on average, lost "
                                                     f"{p['games_each'] - p['second_not_lost']} of {p['games_each']}"]]
-    evaluate.table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: "
-          f"the fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
-          f"{TRUTH_MIN_STONES}+ stones, along {n.truth} games against the tactical player.\n  The solver player: the solver's "
-          f"best moves from the empty board, except below {TRUTH_MIN_STONES} stones or beyond {n.solver_budget:,} nodes, where "
-          f"the same network\n  with {4 * deep} simulations moves for it (here up to {p['stand_in_up_to']} stones): "
-          f"not a perfect player in the opening",
-          ["measure", "ours"], rows)
+    evaluate.table(f"{name}: a connect4 network. Games from random two-move openings, both colours. The truth: the "
+                   f"fraction of the agent's moves\n  that keep the exact outcome of a won or drawn position with "
+                   f"{TRUTH_MIN_STONES}+ stones, along {n.truth} games against the tactical player.\n  The solver "
+                   f"player: the solver's best moves from the empty board, except below {TRUTH_MIN_STONES} stones or "
+                   f"beyond {n.solver_budget:,} nodes, where the same network\n  with {4 * deep} simulations moves for "
+                   f"it (here up to {p['stand_in_up_to']} stones): not a perfect player in the opening",
+                   ["measure", "ours"], rows)
     benchmark_table(name, benchmark, len(positions) // len(SETS))
     ours["benchmark"] = benchmark
     return ours
@@ -370,10 +370,10 @@ def benchmark_table(name, rates, size=200):
     columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **rates}
     rows = [[s] + [f"{100 * columns[c][s]:.1f}%" for c in columns] for s in SETS]
     rows.append(["average"] + [f"{100 * statistics.mean(columns[c].values()):.1f}%" for c in columns])
-    evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n "
-                   f" ({size} "
-          f"positions from random games in each set, every move valued by a public perfect solver)", ["set", *columns],
-          rows)
+    evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  "
+                   f"({size} positions from random games in each set, every move valued by a public perfect solver)",
+                   ["set", *columns],
+                   rows)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -432,10 +432,9 @@ def further_solver(args):
         rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
                      f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
     evaluate.table(f"Going further: the exact Connect Four solver against a public perfect solver ({len(found)} "
-                   f"positions of "
-          f"{args.c4_positions.split(os.sep)[-1]},\n  at most {budget[1]:,} nodes each with 14+ stones, {budget[0]:,} "
-          f"below)",
-          ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
+                   f"positions of {args.c4_positions.split(os.sep)[-1]},\n  at most {budget[1]:,} nodes each with 14+ "
+                   f"stones, {budget[0]:,} below)",
+                   ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
     judged = [r for r in found if r[1] is not None]
     every14 = all(r[1] is not None for r in found if r[0] >= 14)
     median = statistics.median(r[2] for r in judged if r[0] >= 14) if judged else None
@@ -478,11 +477,11 @@ def further_truth(args, part2):
     rows = [[it, r[f"{it}:policy"]["fraction"], r[f"{it}:search"]["fraction"], r[f"{it}:search"]["judged"],
              f"{uct[it]:.2f}"] for it in nets]
     evaluate.table(f"Going further: measuring against the truth. Along {n_games} games against the tactical player "
-                   f"(random "
-          f"two-move openings, both colours),\n  the fraction of the agent's moves that keep the position's exact "
-          f"outcome (positions with {TRUTH_MIN_STONES}+ stones the solver judges), beside the score against "
-          f"UCT-{part2['uct_sims']}", ["iteration", "policy: truth", f"search {sims}: truth", "moves judged",
-                                      f"search v UCT-{part2['uct_sims']}"], rows)
+                   f"(random two-move openings, both colours),\n  the fraction of the agent's moves that keep the "
+                   f"position's exact outcome (positions with {TRUTH_MIN_STONES}+ stones the solver judges), beside "
+                   f"the score against UCT-{part2['uct_sims']}",
+                   ["iteration", "policy: truth", f"search {sims}: truth", "moves judged",
+                                               f"search v UCT-{part2['uct_sims']}"], rows)
     its = list(nets)
     pairs = [(a, b) for i, a in enumerate(its) for b in its[i + 1:]]
     sign = lambda x: (x > 0) - (x < 0)
@@ -552,12 +551,12 @@ def further_conv(args, part2, truth):
                     seconds=round(part2["clock"][it])) for it in part2["nets"] if it > 0}
     columns = ("search_v_tactical", "search_v_uct", "search_truth", "seconds")
     uct = part2["uct_sims"]
-    evaluate.table(f"Going further: a convolutional network (two 3x3 convolutions, 32 channels) against the lab's "
-                   f"MLP, both at "
-          f"Part 2's settings\n  search with {cfg['simulations']} simulations: score against the tactical player and "
-          f"UCT-{uct}, truth fraction, and cumulative training seconds",
-          ["iteration", "mlp v tactical", "conv", f"mlp v UCT-{uct}", "conv", "mlp truth", "conv", "mlp seconds",
-           "conv"], [[it] + [x for k in columns for x in (mlp[it][k], conv[it][k] if it in conv else "")] for it in mlp])
+    evaluate.table(f"Going further: a convolutional network (two 3x3 convolutions, 32 channels) against the lab's MLP, "
+                   f"both at Part 2's settings\n  search with {cfg['simulations']} simulations: score against the "
+                   f"tactical player and UCT-{uct}, truth fraction, and cumulative training seconds",
+                   ["iteration", "mlp v tactical", "conv", f"mlp v UCT-{uct}", "conv", "mlp truth", "conv",
+                    "mlp seconds", "conv"],
+                   [[it] + [x for k in columns for x in (mlp[it][k], conv[it][k] if it in conv else "")] for it in mlp])
     # at equal seconds: each conv snapshot beside the MLP snapshot whose training time is nearest
     nearest = {it: min(mlp, key=lambda m: abs(mlp[m]["seconds"] - conv[it]["seconds"])) for it in keep}
     by_games = sum(conv[it]["search_truth"] > mlp[it]["search_truth"] for it in keep)
@@ -576,15 +575,15 @@ def further_gumbel(args, part2):
     """Part 3a's question in Connect Four: trained with 4 and with 8 simulations a move, PUCT against Gumbel."""
     budgets = (4, 8)
     runs = [(a, sims) for sims in budgets for a in ("alphazero", "gumbel")]
-    cfgs = {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims, iterations=2 if args.quick else 30,
-                                              games=10 if args.quick else None, steps=10 if args.quick else None)
+    cfgs = {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims,
+                                                       iterations=2 if args.quick else 30,
+                                                       games=10 if args.quick else None, steps=10 if args.quick else None)
             for a, sims in runs}
     iterations = cfgs[runs[0]]["iterations"]
     evaluate.progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, "
-                      f"{iterations} "
-             f"iterations each, the four side by side")
+                      f"{iterations} iterations each, the four side by side")
     snapshots, _ = zip(*parallel(evaluate.train_one, [(a, "connect4", cfgs[a, sims], args.seed, (iterations,))
-                                             for a, sims in runs]))
+                                                      for a, sims in runs]))
     nets = [s[iterations] for s in snapshots]
     evaluate.progress("further: measuring the four networks")
     jobs = {}
@@ -595,11 +594,11 @@ def further_gumbel(args, part2):
     columns = ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_v_uct", "search_truth")
     uct = part2["uct_sims"]
     evaluate.table(f"Going further: training Connect Four with few simulations, PUCT against Gumbel search "
-                   f"({iterations} "
-          f"iterations of Part 2's settings)\n  the raw policy and search at the training budget: score against the "
-          f"tactical player and UCT-{uct}, truth fraction",
-          ["", "policy v tactical", "policy truth", "search v tactical", f"search v UCT-{uct}", "search truth"],
-          [[label] + [row[k] for k in columns] for label, row in ours.items()])
+                   f"({iterations} iterations of Part 2's settings)\n  the raw policy and search at the training "
+                   f"budget: score against the tactical player and UCT-{uct}, truth fraction",
+                   ["", "policy v tactical", "policy truth", "search v tactical", f"search v UCT-{uct}",
+                    "search truth"],
+                   [[label] + [row[k] for k in columns] for label, row in ours.items()])
     n_tactical = part2["n_tactical"]
     better = {sims: [k for k in ("policy_v_tactical", "policy_truth") if ours[f"gumbel {sims}"][k] > ours[f"puct {sims}"][k]]
               for sims in budgets}
@@ -664,13 +663,12 @@ def further_tictactoe(args):
             for way, o in ways.items()}
     runs = [(way, seed) for way in ways for seed in seeds]
     evaluate.progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
-             f"iterations each, side by side")
+                      f"iterations each, side by side")
     snapshots, _ = zip(*parallel(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep)
-                                             for way, seed in runs]))
+                                                      for way, seed in runs]))
     nets = dict(zip(runs, snapshots))
     evaluate.progress(f"further: measuring {len(runs)} networks: {n_games} games against the perfect player each, "
-                      f"policy and "
-             f"search, and the raw policy on every position")
+                      f"policy and search, and the raw policy on every position")
     jobs = {}
     for run in runs:
         for label, sims in (("policy", 0), ("search", cfgs[run[0]]["simulations"])):
@@ -696,12 +694,12 @@ def further_tictactoe(args):
                                           for label in ("policy", "search")]
             + [final[run]["optimal"], final[run]["common_optimal"], final[run]["blind_spots"]]
             for way in ("default", "random openings 0.25") for run in by_way[way]]
-    evaluate.table(f"Going further: curing the blind spot. Part 1 retrained with --random-openings 0.25 against "
-                   f"the default, "
-          f"3 seeds each, iteration {keep[-1]}\n  losses in {n_games} games against the perfect player (those after its "
-          f"edge opening, of all), for the raw policy and search; the raw policy's optimal-move fraction",
-          ["", "policy: edge losses", "search: edge losses", "optimal (4,520)", f"optimal (common {n_common})",
-           "blind spots"], rows)
+    evaluate.table(f"Going further: curing the blind spot. Part 1 retrained with --random-openings 0.25 against the "
+                   f"default, 3 seeds each, iteration {keep[-1]}\n  losses in {n_games} games against the perfect "
+                   f"player (those after its edge opening, of all), for the raw policy and search; the raw policy's "
+                   f"optimal-move fraction",
+                   ["", "policy: edge losses", "search: edge losses", "optimal (4,520)", f"optimal (common {n_common})",
+                    "blind spots"], rows)
     edge = {way: sum(final[run][f"{label}_losses"]["edge"] for run in by_way[way] for label in ("policy", "search"))
             for way in ways}
     common = {way: [final[run]["common_optimal"] for run in by_way[way]] for way in ways}
@@ -719,11 +717,10 @@ def further_tictactoe(args):
             + [spread([total(run, label) for run in by_way[way]], 1) for label in ("policy", "search")]
             + [spread([final[run]["blind_spots"] for run in by_way[way]], 1)]
             for way in ways if way != "random openings 0.25"]
-    evaluate.table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean "
-                   f"± spread)\n"
-          f"  the raw policy's optimal-move fraction by iteration; at iteration {keep[-1]} losses in {n_games} games "
-          f"against the perfect player and blind spots",
-          ["", *[f"optimal @{it}" for it in keep], "policy losses", "search losses", "blind spots"], rows)
+    evaluate.table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean ± "
+                   f"spread)\n  the raw policy's optimal-move fraction by iteration; at iteration {keep[-1]} losses in "
+                   f"{n_games} games against the perfect player and blind spots",
+                   ["", *[f"optimal @{it}" for it in keep], "policy losses", "search losses", "blind spots"], rows)
     learn = {way: statistics.mean(curves[run][keep[0]] for run in by_way[way]) for way in ways}
     spots = {way: statistics.mean(final[run]["blind_spots"] for run in by_way[way]) for way in ways}
     four = [way for way in ways if way != "random openings 0.25"]
@@ -779,17 +776,16 @@ def part_recipe(args):
     first = not evaluate.part_2_trained(q, args.seed, args.workers)
     if first:
         evaluate.progress("recipe: its budget is measured against the lab's Part 2 training (python alphazero.py "
-                          "--game "
-                 "connect4), which this run has not trained yet: training that first")
+                          "--game connect4), which this run has not trained yet: training that first")
     lab_spent, lab_seconds = evaluate.part_2_training(q, args.seed, args.workers)[2::2]
-    evaluate.progress("recipe: training Connect Four with alphazero_plus.py's defaults" + (" (--quick: 2 small "
-                      "iterations)" if q else ""))
+    evaluate.progress("recipe: training Connect Four with alphazero_plus.py's defaults"
+                      + (" (--quick: 2 small iterations)" if q else ""))
     t0 = time.time()
     nets, spent, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
-                                      save_last=recipe_path(args))
+                                               save_last=recipe_path(args))
     t1 = time.time()
     evaluate.progress(f"recipe: the truth along {n_truth} games, {n_uct} games against UCT-{uct} and the benchmark for "
-             f"iterations {keep[:-1]}")
+                      f"iterations {keep[:-1]}")
     jobs, positions = {}, read_benchmark()[::40] if q else read_benchmark()
     for it in keep[:-1]:  # each network searches as the recipe's does (with --solver, say)
         agent = lambda sims: Agent(nets[it], sims, "alphazero_plus", **evaluate.search_options(cfg))
@@ -814,16 +810,18 @@ def part_recipe(args):
     rows = [[it, f"{clock[it]:.0f}", c[truths[0]]["fraction"], c[truths[1]]["fraction"], f"{c[v_uct]:.2f}",
              f"{100 * c[errors[0]]:.1f}%", f"{100 * c[errors[1]]:.1f}%"] for it, c in curve.items()]
     evaluate.table(f"The recipe's learning curve: python alphazero_plus.py --game connect4\n  truth along {n_truth} "
-          f"games against the tactical player; UCT-{uct}: {n_uct} games ({sizes.v_uct} at the last "
-          f"iteration), both colours, random two-move openings; the benchmark's error rate, averaged over its six sets",
-          ["iteration", "seconds", *truths, v_uct, *errors], rows)
+                   f"games against the tactical player; UCT-{uct}: {n_uct} games ({sizes.v_uct} at the last "
+                   f"iteration), both colours, random two-move openings; the benchmark's error rate, averaged over its "
+                   f"six sets",
+                   ["iteration", "seconds", *truths, v_uct, *errors], rows)
     trained, limit = t1 - t0, RECIPE_RATIO * lab_seconds
     deepest = list(bench)[-1]  # search with the most simulations: 600 (20 with --quick)
     bars = [evaluate.Check(f"{deepest} on {s}: at most AlphaZero.jl's {THEIRS['AlphaZero.jl, MCTS-600'][s]:.1%} errors",
-                  bench[deepest][s], THEIRS["AlphaZero.jl, MCTS-600"][s],
-                  bench[deepest][s] <= THEIRS["AlphaZero.jl, MCTS-600"][s]) for s in SETS]
+                           bench[deepest][s], THEIRS["AlphaZero.jl, MCTS-600"][s],
+                           bench[deepest][s] <= THEIRS["AlphaZero.jl, MCTS-600"][s]) for s in SETS]
     bars += [evaluate.Check(f"policy on {s}: at most minimax depth 5's {THEIRS['minimax depth 5'][s]:.1%} errors",
-                   bench["policy"][s], THEIRS["minimax depth 5"][s], bench["policy"][s] <= THEIRS["minimax depth 5"][s])
+                            bench["policy"][s], THEIRS["minimax depth 5"][s],
+                            bench["policy"][s] <= THEIRS["minimax depth 5"][s])
              for s in SETS]
     bars += [evaluate.Check(f"{v_uct} >= 0.95 over {sizes.v_uct} games", final[v_uct], 0.95, final[v_uct] >= 0.95),
              evaluate.Check(f"training <= {RECIPE_RATIO} x the lab's Part 2 training ({lab_seconds:.0f} s)",
@@ -951,8 +949,9 @@ def measure_checkpoint(args):
 
 
 def recipe_path(args):
-    """Where --part recipe saves its last network, weights only, beside the JSON: further.json -> further_recipe.pt
-    (further_recipe_quick.pt with --quick, so that a toy run never replaces a full run's network)."""
+    """Where --part recipe saves its last network (its weights and settings, without Adam's state) beside the JSON:
+    further.json -> further_recipe.pt (further_recipe_quick.pt with --quick, so that a toy run never replaces a full
+    run's network)."""
     return os.path.splitext(args.json)[0] + ("_recipe_quick.pt" if args.quick else "_recipe.pt")
 
 
@@ -975,7 +974,8 @@ def check(args):
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
          "recipe": ("a strong Connect Four player", part_recipe, (1055, 18))}  # on the README's machine;
 # the recipe part took 1,225 s there when the recipe had 120 iterations (135 now, not timed there); its usual time is
-# that less the lab's Part 2 training (171 s), which `needs` below adds back when the questions do not run first
+# that less the lab's Part 2 training (171 s in that run), which `needs` below adds back (as 170 s) when the questions
+# do not run first
 
 if __name__ == "__main__":
     evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS, add_arguments=add_arguments, check=check,

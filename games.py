@@ -5,13 +5,15 @@ and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Co
 trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a copy and return
 the first player's result. Then a human against an agent in the terminal, for any of them.
 
-The machinery: what alphazero.py, gumbel.py and alphazero_plus.py (and the bench, through them) need to run a
-training: the Run that train() is handed (worker processes, --resume, the checkpoint and its CSV, the progress
-line), signals, files written whole, the settings and the command line's checks. None of it is an algorithm.
+The machinery: what alphazero.py, gumbel.py and alphazero_plus.py need to run a training: the Run that train() is
+handed (worker processes, --resume, the checkpoint and its CSV, the progress line), signals, files written whole,
+the settings and the command line's checks; evaluate.py, further.py, mcts.py and puct.py use parts of it too (the
+worker pool, signals, files, the flags' number types). None of it is an algorithm.
 """
 import argparse
 import contextlib
 import importlib
+import inspect
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -108,7 +110,7 @@ def lacks(game, *protocols):
         for base in reversed(protocol.__mro__):  # Game's names first, then the protocol's own
             if base not in (Game, NetworkGame, Mirrored, Board):
                 continue  # (Protocol, Generic, object)
-            for name in (*base.__dict__.get("__annotations__", {}), *vars(base)):  # attributes, then methods
+            for name in (*inspect.get_annotations(base), *vars(base)):  # attributes, then methods
                 if not name.startswith("_") and not hasattr(game, name) and name not in missing:
                     missing.append(name)
     return missing
@@ -648,11 +650,12 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The machinery the trainers share. What is here: the Run a train() is handed, which plays each iteration's games in
-# worker processes, resumes, saves the checkpoint and its CSV and draws the progress line; stopping on a signal in
-# one line, with nothing left running; files written whole or not at all; each setting as a Setting, and the flags
-# made from them. Why here: an algorithm file may import games.py and nothing else of the project, so that each
-# stays self-contained; what the three would otherwise repeat lives once, below the games. None of it is algorithm.
+# The machinery the trainers share (and evaluate.py, further.py, mcts.py and puct.py use in part). What is here: the
+# Run a train() is handed, which plays each iteration's games in worker processes, resumes, saves the checkpoint and
+# its CSV and draws the progress line; stopping on a signal in one line, with nothing left running; files written
+# whole or not at all; each setting as a Setting, and the flags made from them. Why here: an algorithm file may
+# import games.py and nothing else of the project, so that each stays self-contained; what the three would otherwise
+# repeat lives once, below the games. None of it is algorithm.
 
 STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
 WAIT = 0.5  # seconds: no wait on the workers is longer, so a signal's handler runs at once
@@ -842,8 +845,8 @@ PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the f
 
 class Run:
     """What a trainer's train() is handed: worker processes, --resume, the checkpoint and its CSV, the clock, the log,
-    the live line, a clean end. Each trainer's Run is this with its own start_process, save and load, its ALGORITHM
-    and its plain settings (its SETTINGS' defaults, no game's own)."""
+    the live line, a clean end. Each trainer's Run is this with its own start_process, save and load, its name
+    (`algorithm`) and its plain settings (`plain`: its SETTINGS' defaults, no game's own)."""
 
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
         self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
@@ -852,7 +855,7 @@ class Run:
     def __enter__(self):
         if self.out is not None:
             claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
-        self.restore = self.start_process()  # (at the end, this process computes as it did before)
+        self.restore = self.start_process()  # (at the end, its threads and gc thresholds as they were)
         self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
         return self
 
@@ -1068,10 +1071,10 @@ class Setting(NamedTuple):
 
 def command_line(doc, settings, game_settings, games, default, for_play, idle=None):
     """A trainer's flags: one for each setting ({name: Setting}), with each game's own default named, then the rest,
-    the same in each; checked, each refusal one line: ranges, flags for training
-    given to --play and the other way, --resume with --replace, 0 simulations outside --play, a flag that does
-    nothing (idle: {name: (other, value)}, name does nothing while the setting other is value). --game module:Class
-    imports a game of your own into `games`. default: the default checkpoint's name ("GAME.pt")."""
+    the same in each; checked, each refusal one line: ranges, flags for training given to --play and the other way,
+    --resume with --replace, 0 simulations outside --play, a flag that does nothing (idle: {name: (other, value)},
+    name does nothing while the setting other is value). --game module:Class imports a game of your own into
+    `games`. default: the default checkpoint's name ("GAME.pt")."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", default="connect4", help="tictactoe, connect4, or your own as module:Class (a "

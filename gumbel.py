@@ -331,8 +331,8 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts it
-    back at the end); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
+    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts its
+    threads back at the end); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -371,16 +371,16 @@ def check_game(game, cfg):
 
 def start_process():
     """How every process computes, set first thing in each (the README's Speed section has the numbers); returns what
-    puts the caller's ways back (a Run does at its end: train leaves the process that calls it as it was)."""
+    puts back the caller's threads and gc thresholds (not denormals: torch cannot say how they were)."""
     threads, thresholds = torch.get_num_threads(), gc.get_threshold()
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-    return lambda: (torch.set_num_threads(threads), torch.set_flush_denormal(False), gc.set_threshold(*thresholds))
+    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds))
 
 
 def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):
-    """`game`'s network, atomically, with what --resume needs: Adam's state, iterations done, settings."""
+    """`game`'s network, atomically; with an optimizer, what --resume needs too: Adam's state, iterations, settings."""
     ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
