@@ -310,11 +310,10 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
 
 
 def check_game(game, cfg):
-    """Before any work: every setting is there, and the game has what the trainers call (games.NetworkGame) and the
-    optional parts its settings use (games.Mirrored for --mirror 1), and its start position fits the network."""
-    missing = [key for key in SETTINGS if key not in cfg]
-    if missing:
-        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: settings() gives every one")
+    """Before any work: every setting is there and in its range, and the game has what the trainers call
+    (games.NetworkGame) and the optional parts its settings use (games.Mirrored for --mirror 1), and its start
+    position fits the network."""
+    games.check_settings(game, SETTINGS, cfg)
     games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]))
 
 

@@ -480,7 +480,8 @@ def one_cycle(step, steps, low=0.1):
 
 def step_size(cfg, it):
     """Adam's step size at iteration `it`: lr throughout, or with --lr-final falling geometrically to lr_final at the
-    last iteration (big steps while the data changes fast, small ones to settle at the end)."""
+    last iteration (big steps while the data changes fast, small ones to settle at the end). The fall is planned over
+    cfg's iterations: a --resume to more iterations plans it anew, and the step size rises to that plan."""
     if cfg["lr_final"] is None or cfg["iterations"] == 1:
         return cfg["lr"]
     return cfg["lr"] * (cfg["lr_final"] / cfg["lr"]) ** ((it - 1) / (cfg["iterations"] - 1))
@@ -534,12 +535,10 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
 
 
 def check_game(game, cfg):
-    """Before any work: every setting is there, and the game has what the trainers call (games.NetworkGame) and the
-    optional parts its settings use (games.Mirrored for --mirror 1, games.Board for --net conv), and its start
-    position fits the network."""
-    missing = [key for key in SETTINGS if key not in cfg]
-    if missing:
-        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: settings() gives every one")
+    """Before any work: every setting is there and in its range, and the game has what the trainers call
+    (games.NetworkGame) and the optional parts its settings use (games.Mirrored for --mirror 1, games.Board for
+    --net conv), and its start position fits the network."""
+    games.check_settings(game, SETTINGS, cfg)
     games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]),
                              *[games.Board] * (cfg["net"] == "conv"))
     if cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"]:

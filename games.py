@@ -851,6 +851,7 @@ class Run:
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
         self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
         self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
+        self.saved = 0  # the iteration that --out holds from this run (or the one it resumed), none before
 
     def __enter__(self):
         if self.out is not None:
@@ -861,7 +862,7 @@ class Run:
 
     def begin(self, game, cfg, seed, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
         self.game, self.cfg, self.seed, self.next = game, cfg, seed, None
-        self.done = self.resume_from(game, cfg, net, optimizer) if self.resume else 0
+        self.done = self.saved = self.resume_from(game, cfg, net, optimizer) if self.resume else 0
         self.workers = Workers(self.n, self.start_process)  # in the `with` block: a signal as they start ends cleanly
         return self.done
 
@@ -931,6 +932,7 @@ class Run:
         self.line.clear()
         if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
             self.save(net, self.out, self.game, optimizer, it, cfg)
+            self.saved = it
             add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
                     f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
@@ -946,10 +948,7 @@ class Run:
             self.restore()
         if not self.out or not isinstance(error, (Stopped, BrokenPipeError, Fault)):
             return
-        try:  # what the checkpoint holds, and how to go on: the end of the line that ends the run
-            saved = self.load(self.out, as_net=False).get("iterations_done") or 0 if os.path.exists(self.out) else 0
-        except ValueError:
-            saved = 0
+        saved = self.saved  # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
         held = f"{self.out} holds iteration {saved}: add --resume to go on" if saved else "nothing saved"
         if isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
             raise type(error)(f"{error}; {held}") from None
@@ -1069,6 +1068,21 @@ class Setting(NamedTuple):
     choices: tuple = ()
 
 
+def check_settings(game, settings, cfg):
+    """Before a training, in one line (ValueError): cfg holds every setting of `settings` ({name: Setting}), each a
+    number in its range (or None where that is its default) or one of its words."""
+    missing = [key for key in settings if key not in cfg]
+    if missing:
+        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: settings() gives every one")
+    for key, s in settings.items():
+        value = cfg[key]
+        if s.choices and value not in s.choices:
+            raise ValueError(f"the setting {key} is {value!r}, not one of {', '.join(map(str, s.choices))}")
+        number = isinstance(value, (int, float, np.number)) and s.low <= value <= s.high  # (nan is not)
+        if not s.choices and not number and not (value is None and s.default is None):
+            raise ValueError(f"the setting {key} is {value!r}, not a number from {s.low} to {s.high}")
+
+
 def command_line(doc, settings, game_settings, games, default, for_play, idle=None):
     """A trainer's flags: one for each setting ({name: Setting}), with each game's own default named, then the rest,
     the same in each; checked, each refusal one line: ranges, flags for training given to --play and the other way,
@@ -1080,13 +1094,14 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     parser.add_argument("--game", default="connect4", help="tictactoe, connect4, or your own as module:Class (a "
                         "class in an importable module, with the settings' first defaults; default connect4)")
     for key, setting in settings.items():
+        value = setting.default
         own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
         kind = dict(type=type(setting.low), metavar="X" if type(setting.low) is float else "N")
         if setting.choices:
             kind = dict(choices=setting.choices)
         span = "" if setting.choices else f", {setting.low:g} to {setting.high:g}"
         parser.add_argument(f"--{key.replace('_', '-')}", **kind,
-                            help=f"{setting.meaning}{span} (default {setting.default}{own})")
+                            help=f"{setting.meaning}{span} (default {'none' if value is None else value}{own})")
     parser.add_argument("--seed", type=int, help="random seed, 0 to 2^32 - 1 (default 0)")
     parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")

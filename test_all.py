@@ -1475,6 +1475,42 @@ def test_mirror_1_trains_tictactoe_and_is_refused_for_a_game_without_a_mirror(mo
     assert games_played == []  # refused before any work
 
 
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_train_refuses_a_setting_outside_its_range_before_any_work(module):
+    # Each setting's record bounds it: hidden 1 to 4096 and lr 1e-6 to 1.0 (both sides of each edge), nan never; a
+    # word one of its choices (alphazero_plus's --net); None only where it is the default (--lr-final)
+    cfg = module.settings("tictactoe")
+    check = lambda **changed: games.check_settings("tictactoe", module.SETTINGS, dict(cfg, **changed))  # noqa
+    check(hidden=1, lr=1.0)
+    for key, value, words in (("hidden", 0, "0, not a number from 1 to 4096"), ("lr", 1.5, "1.5, not a number from "
+                              "1e-06 to 1.0"), ("lr", float("nan"), "nan, not a number"), ("hidden", None, "None")):
+        with pytest.raises(ValueError, match=f"^the setting {key} is {words}"):
+            check(**{key: value})
+    with pytest.raises(ValueError, match="^the setting hidden is 0"):
+        module.train("tictactoe", dict(cfg, hidden=0))
+    if module is alphazero_plus:
+        check(net="conv", lr_final=None)
+        with pytest.raises(ValueError, match="^the setting net is 'cnn', not one of mlp, conv$"):
+            check(net="cnn")
+
+
+def test_a_replace_stopped_before_its_first_save_says_nothing_saved(tmp_path):
+    # --replace over a finished training of 1 iteration, stopped before its own first save (on_iteration at 0 raises
+    # the stop): its line speaks of this run (iteration 1, nothing saved), not of the training it was to replace,
+    # which is intact (it said "interrupted at iteration 2; t.pt holds iteration 1: add --resume to go on")
+    path = str(tmp_path / "t.pt")
+    cfg = alphazero.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
+
+    def stop(it, net):
+        raise games.Stopped()
+    with pytest.raises(games.Stopped) as e:
+        alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
+                        alphazero.Run(1, path, replace=True, log=lambda line: None), on_iteration=stop)
+    assert e.value.note == "interrupted at iteration 1; nothing saved"
+    assert torch.load(path, weights_only=True)["iterations_done"] == 1
+
+
 def test_checkpoint_round_trip_and_bad_files(tmp_path):
     net = net_for(alphazero, "tictactoe", 16)
     path = str(tmp_path / "t.pt")
