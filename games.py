@@ -786,7 +786,7 @@ class Workers:
                 raise workers.died(k)
             try:
                 kind, what = ready.recv()
-            except EOFError:
+            except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
                 raise self.died(self.pipes.index(ready)) from None
             if kind == "error":  # the worker's exception, raised here with its traceback there as the cause
                 error, trace = what
@@ -948,11 +948,11 @@ class Run:
             self.restore()
         if not self.out or not isinstance(error, (Stopped, BrokenPipeError, Fault)):
             return
-        saved = self.saved  # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
-        held = f"{self.out} holds iteration {saved}: add --resume to go on" if saved else "nothing saved"
+        # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
+        held = f"{self.out} holds iteration {self.saved}: add --resume to go on" if self.saved else "nothing saved"
         if isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
             raise type(error)(f"{error}; {held}") from None
-        error.note = f"interrupted at iteration {saved + 1}; {held}"
+        error.note = f"interrupted at iteration {self.saved + 1}; {held}"
 
 
 def claim(path, fresh, read):
@@ -1096,9 +1096,8 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     for key, setting in settings.items():
         value = setting.default
         own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
-        kind = dict(type=type(setting.low), metavar="X" if type(setting.low) is float else "N")
-        if setting.choices:
-            kind = dict(choices=setting.choices)
+        kind = dict(choices=setting.choices) if setting.choices else \
+            dict(type=type(setting.low), metavar="X" if type(setting.low) is float else "N")
         span = "" if setting.choices else f", {setting.low:g} to {setting.high:g}"
         parser.add_argument(f"--{key.replace('_', '-')}", **kind,
                             help=f"{setting.meaning}{span} (default {'none' if value is None else value}{own})")
