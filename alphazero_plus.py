@@ -22,12 +22,22 @@ import gc
 import io
 import math
 import sys
+from typing import NamedTuple
 
 import numpy as np
 import torch
 
 import games
-from games import Setting
+
+class Setting(NamedTuple):
+    """A setting, and its flag: the default; for a number, its lowest and highest values; what it means (--help);
+    for a word, the words it takes."""
+    default: object
+    low: object = None
+    high: object = None
+    meaning: str = ""
+    choices: tuple = ()
+
 
 ALGORITHM = "alphazero_plus"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game module:Class adds one of your own
@@ -106,9 +116,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             # 1. Select: while a node has children (and is not proven), descend to the child with the best PUCT score
             while node.children and node.proven is None:
                 sqrt_n = math.sqrt(node.n)
-                node = max(node.children,
-                           key=lambda ch: ch.q()
-                                          + c_puct * ch.prior * sqrt_n / (1 + ch.n))
+                node = max(node.children, key=lambda ch: puct_score(ch, sqrt_n, c_puct))
                 state.play(node.move)
                 path.append(node)
             leaves.append((path, state))
@@ -147,6 +155,13 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
                 if node.proven is not None and depth and path[depth - 1].proven is None:
                     path[depth - 1].proven = prove(path[depth - 1])  # (Winands et al. 2008, MCTS-solver)
     return roots
+
+
+def puct_score(child, sqrt_n, c_puct):
+    """PUCT's select rule (Rosin 2011's formula as AlphaGo Zero and AlphaZero use it: Silver et al. 2017, 2018):
+    Q + c_puct P sqrt(N(parent)) / (1 + N), with sqrt_n = sqrt(N(parent)), P the child's prior and Q its q(): W / N
+    for the player who made its move, 0 for an unvisited child (a draw), exact once proven (--solver)."""
+    return child.q() + c_puct * child.prior * sqrt_n / (1 + child.n)
 
 
 def mark_ends(node, state, value, solver=1):
@@ -327,12 +342,13 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
     """Play n_games side by side, both sides searching with the settings cfg; return the examples (x, pi, z): each
     position seen by the player to move, its visit distribution, and the game's outcome for that player (with
     --q-weight w, mixed with the search's value q of the position: (1 - w) z + w q, less noisy than one result).
+    game: the game's class (its constructor gives the start position).
     --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and becomes an
     example with probability f; the others get a cheap search of fast_simulations, without noise, and only move.
     --random-moves p: a move is uniformly random with probability p, its position searched and kept all the same,
     so that the opponent meets positions random games reach (a win left in one, say). on_move(games over,
     positions so far), if given, is told before each move (for a progress line)."""
-    states = [GAMES[game]() for _ in range(n_games)]
+    states = [game() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
     for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are
         if random_openings and rng.random() < random_openings:  # not examples: the positions they lead to are
@@ -363,7 +379,7 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
                                                roots=[roots[i] for i in group], cache=cache, solver=cfg["solver"])))
         for i in live:
             root = found[i]
-            pi = np.zeros(GAMES[game].n_actions, dtype=np.float32)  # each move's share of the visits, and the label
+            pi = np.zeros(game.n_actions, dtype=np.float32)  # each move's share of the visits, and the label
             for move, p in visit_policy(root).items():  # unless --target improved (see improved_policy)
                 pi[move] = p
             if i in full:
@@ -392,7 +408,7 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
             pis.append(pi)
             z = result if first else -result  # z: that result for the player who was to move there
             zs.append((1 - cfg["q_weight"]) * z + cfg["q_weight"] * q)  # --q-weight: mixed with the search's value
-    n_in, n_out = GAMES[game].encoding_size, GAMES[game].n_actions  # (shaped even when no position was kept)
+    n_in, n_out = game.encoding_size, game.n_actions  # (shaped even when no position was kept)
     return (np.array(x, np.float32).reshape(-1, n_in), np.array(pis, np.float32).reshape(-1, n_out),
             np.array(zs, np.float32))
 
@@ -495,7 +511,11 @@ def window_size(cfg, it):
 
 
 def settings(game, **overrides):
-    """The settings for `game`: SETTINGS' defaults, the game's own (GAME_SETTINGS), then any overrides (None keeps)."""
+    """The settings for `game`: SETTINGS' defaults, the game's own (GAME_SETTINGS), then any overrides (None keeps);
+    a name that is no setting is refused (ValueError)."""
+    unknown = [key for key in overrides if key not in SETTINGS]
+    if unknown:
+        raise ValueError(f"no setting {', '.join(unknown)}: the settings are {', '.join(SETTINGS)}")
     cfg = {key: setting.default for key, setting in SETTINGS.items()}
     cfg.update(GAME_SETTINGS.get(game, {}))
     cfg.update({k: v for k, v in overrides.items() if v is not None})
@@ -510,19 +530,26 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = Net(GAMES[game].encoding_size, GAMES[game].n_actions, cfg["hidden"],
-              GAMES[game].board_shape if cfg["net"] == "conv" else None)
+    Game = GAMES[game]  # the class: its constructor gives the start position
+    net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"], Game.board_shape if cfg["net"] == "conv" else None)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
     with run or Run() as run:
-        done = run.begin(game, cfg, seed, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
+        done = run.begin(game, cfg, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
         if on_iteration and not done:
             on_iteration(0, net)
         replay = []
         for it in range(done + 1, cfg["iterations"] + 1):
-            x, pi, z = run.play(self_play, it, game=game, net=NumpyNet(net), cfg=cfg)  # (--pipeline: games.Run.play)
+            # self_play(Game, net, n_games, cfg, rng), its games shared among the Run's workers: worker k plays its
+            # share with a random stream of its own, seeded (seed, it, k); plumbing.Run.collect joins their examples
+            snapshot = NumpyNet(net)
+            if it == done + 1 or not cfg["pipeline"]:  # (--pipeline: these began while the last iteration trained)
+                run.start(self_play, Game, snapshot, cfg["games"], cfg, (seed, it))
+            x, pi, z = run.collect()
+            if cfg["pipeline"] and it < cfg["iterations"]:  # --pipeline: the next iteration's games start now, played
+                run.start(self_play, Game, snapshot, cfg["games"], cfg, (seed, it + 1))  # while this network trains
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
-                x = np.concatenate([x, GAMES[game].mirror_encoding(x)])
-                pi = np.concatenate([pi, GAMES[game].mirror_policy(pi)])
+                x = np.concatenate([x, Game.mirror_encoding(x)])
+                pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
             replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
             optimizer.param_groups[0]["lr"] = step_size(cfg, it)  # (one group: every weight)
@@ -534,11 +561,15 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
     return net
 
 
+# Plumbing: the settings' checks, the Run, checkpoints, the terminal game, the command line (plumbing.py) ----
+import plumbing  # noqa: E402 (the machinery: the algorithm above needs none of it)
+
+
 def check_game(game, cfg):
     """Before any work: every setting is there and in its range, and the game has what the trainers call
     (games.NetworkGame) and the optional parts its settings use (games.Mirrored for --mirror 1, games.Board for
     --net conv), and its start position fits the network."""
-    games.check_settings(game, SETTINGS, cfg)
+    plumbing.check_settings(game, SETTINGS, cfg)
     games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]),
                              *[games.Board] * (cfg["net"] == "conv"))
     if cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"]:
@@ -549,9 +580,6 @@ def check_game(game, cfg):
                          f"--simulations {cfg['simulations']}")
     if cfg["window_start"] is not None and cfg["window_start"] > cfg["window"]:
         raise ValueError(f"--window-start is where a growing window starts: at most --window {cfg['window']}")
-
-
-# Plumbing: the run, checkpoints, the terminal game, the command line (what all trainers share: games.py's end) ---
 
 
 def start_process():
@@ -571,13 +599,13 @@ def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done)
     torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
-    games.write_atomic(path, buffer.getvalue())
+    plumbing.write_atomic(path, buffer.getvalue())
 
 
 def load(path, game=None, as_net=True):
     """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
     missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
-    ckpt = games.read_checkpoint(path, lambda path: torch.load(path, weights_only=True), game, GAMES)
+    ckpt = plumbing.read_checkpoint(path, lambda path: torch.load(path, weights_only=True), game, GAMES)
     if not as_net:
         return ckpt
     g = GAMES[ckpt["game"]]
@@ -589,15 +617,16 @@ def load(path, game=None, as_net=True):
     return net
 
 
-class Run(games.Run):
-    """What train is handed: games.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
+class Run(plumbing.Run):
+    """What train is handed: plumbing.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
     live line, a clean end) with this file's ways to compute, save and load, its name and its plain settings."""
     start_process, save, load = map(staticmethod, (start_process, save, load))
-    algorithm, plain = ALGORITHM, settings(None)  # for --resume (see games.Run.resume_from)
+    algorithm, plain, games = ALGORITHM, settings(None), GAMES  # see plumbing.Run.resume_from and begin
 
 
 def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
-    """A human against the agent in the terminal; with reuse_tree the last search's subtree goes on growing."""
+    """A human against the agent in the terminal, from game()'s start (game: the class); with reuse_tree the last
+    search's subtree goes on growing."""
     kept = [None]  # the agent's last move's node (with reuse_tree)
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
@@ -607,12 +636,12 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
         kept[0] = chosen if reuse_tree else None
         value = chosen.q() if chosen.n or chosen.proven is not None else -root.w / root.n  # exact once proven
         return games.show_search(state, root, n_simulations, chosen.move, value, before, lambda ch: ch.proven)
-    games.play_in_terminal(GAMES[game](), agent, human_first)
+    games.play_in_terminal(game(), agent, human_first)
 
 
 def main():
     """The command line: the flags, made from SETTINGS and checked (bad input: one line); then train, or --play."""
-    args = games.command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt",
+    args = plumbing.command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt",
                               for_play={"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"},
                               idle={"alpha": ("noise", 0), "fast_simulations": ("full_fraction", 1),
                                     "opening_moves": ("random_openings", 0)})
@@ -625,8 +654,8 @@ def main():
         trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
         if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
             print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(args.game, NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"], cfg["reuse_tree"],
-             cfg["solver"])
+        play(GAMES[args.game], NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"],
+             cfg["reuse_tree"], cfg["solver"])
     else:
         train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
         return (f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
@@ -634,6 +663,6 @@ def main():
 
 
 if __name__ == "__main__":
-    for sig in games.STOPS:
-        signal.signal(sig, games.stop)  # from here on each ends in one line (see games.run_main)
-    games.run_main(main)
+    for sig in plumbing.STOPS:
+        signal.signal(sig, plumbing.stop)  # from here on each ends in one line (see plumbing.run_main)
+    plumbing.run_main(main)

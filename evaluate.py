@@ -33,6 +33,7 @@ import alphazero_plus
 import games
 import gumbel
 import mcts
+import plumbing
 import puct
 
 
@@ -404,7 +405,7 @@ class OptimalMoves:
         return sum(counts) / self.size
 
 
-POOL = games.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
+POOL = plumbing.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
 
 
 def parallel(fn, tasks, done=None):
@@ -877,12 +878,12 @@ def read_run(path):
 
 
 def save_figures(figures, folder):
-    """Write each figure to folder/NAME.png (games.write_atomic) and close it; return the paths."""
+    """Write each figure to folder/NAME.png (plumbing.write_atomic) and close it; return the paths."""
     plt, paths = pyplot(), []
     for name, fig in figures.items():
         paths.append(os.path.join(folder, f"{name}.png"))
         fig.savefig(png := io.BytesIO(), dpi=90, bbox_inches="tight")
-        games.write_atomic(paths[-1], png.getvalue())
+        plumbing.write_atomic(paths[-1], png.getvalue())
         plt.close(fig)
     return paths
 
@@ -961,8 +962,8 @@ NEEDS = {"3b": ("2", (170, 2))}  # a part that trains another's network when run
 
 
 def write_json(path, results):
-    """Atomically (games.write_atomic): a run interrupted half-way never leaves a broken file. Records become dicts,
-    nan null; the first key says which script wrote it (games.WRITTEN_BY), so that only its own kind is replaced."""
+    """Atomically (plumbing.write_atomic): a run interrupted half-way never leaves a broken file. Records become dicts,
+    nan null; the first key says which script wrote it (plumbing.WRITTEN_BY), so that only its own kind is replaced."""
     def plain(x):
         x = dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
         if isinstance(x, dict):
@@ -971,8 +972,8 @@ def write_json(path, results):
             return [plain(v) for v in x]
         return None if isinstance(x, float) and math.isnan(x) else x if isinstance(x, (str, int, float)) or x is None \
             else str(x)
-    whose = {games.WRITTEN_BY: os.path.basename(sys.argv[0])}  # evaluate.py or further.py
-    games.write_atomic(path, json.dumps({**whose, **plain(results)}, indent=1))
+    whose = {plumbing.WRITTEN_BY: os.path.basename(sys.argv[0])}  # evaluate.py or further.py
+    plumbing.write_atomic(path, json.dumps({**whose, **plain(results)}, indent=1))
 
 
 def writable(path):
@@ -1030,14 +1031,14 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     with --plots, draw each part's figures (plots: {name: function of its results}). One pool of worker processes
     serves every part. check(args) refuses bad arguments with ValueError, before any work."""
     global POOL
-    if not isinstance(sys.stdout, games.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
-        sys.stdout = games.Unbroken(sys.stdout)
+    if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
+        sys.stdout = plumbing.Unbroken(sys.stdout)
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--part", choices=list(parts) + ["all"], help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
-    parser.add_argument("--seed", type=games.whole(0, 2**32 - 1), default=0, help="base random seed (default 0)")
-    parser.add_argument("--workers", type=games.whole(1, 256), default=os.cpu_count(),
+    parser.add_argument("--seed", type=plumbing.whole(0, 2**32 - 1), default=0, help="base random seed (default 0)")
+    parser.add_argument("--workers", type=plumbing.whole(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
@@ -1071,7 +1072,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}")
             sys.exit(0)
         writable(args.json)
-        held = games.holds(args.json, lambda path: alphazero.load(path, as_net=False))
+        held = plumbing.holds(args.json, lambda path: alphazero.load(path, as_net=False))
         if held not in ("nothing", "JSON these scripts wrote"):  # only its own kind is replaced
             raise ValueError(f"{args.json} holds {held}, not JSON these scripts wrote: choose another --json")
         if args.checkpoint is not None:
@@ -1080,8 +1081,8 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             check(args)
     except (ValueError, OSError) as e:
         parser.error(str(e))
-    for sig in games.STOPS:
-        signal.signal(sig, games.stop)  # from here on each ends in one line (see below)
+    for sig in plumbing.STOPS:
+        signal.signal(sig, plumbing.stop)  # from here on each ends in one line (see below)
     alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
     results, seconds = {}, {}
     chosen = list(parts) if args.part in (None, "all") else [args.part]
@@ -1091,7 +1092,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
     try:
-        POOL = games.Workers(args.workers, alphazero.start_process)
+        POOL = plumbing.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)
         for i, part in enumerate(PLAN["parts"]):
@@ -1109,10 +1110,10 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
             drawn = save_figures(figures, args.plots)
             print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
-    except (ValueError, games.Stopped) as e:  # an error in words (1), or Ctrl-C, SIGTERM or SIGHUP (128 + it)
+    except (ValueError, plumbing.Stopped) as e:  # an error in words (1), or Ctrl-C, SIGTERM or SIGHUP (128 + it)
         POOL.close()
         finished = [part for part in results if part in seconds]
-        saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished and games.holds(
+        saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished and plumbing.holds(
             args.json) == "JSON these scripts wrote" else "nothing written"  # (a folder gone takes the JSON too)
         if isinstance(e, ValueError):
             sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
@@ -1120,7 +1121,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         os._exit(e.status)  # at once: no exit handler waits for anything
     finally:
         POOL.close()
-    games.ignore_stops()  # the work is over: the last line comes whatever signal follows
+    plumbing.ignore_stops()  # the work is over: the last line comes whatever signal follows
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
 
 

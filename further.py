@@ -28,6 +28,7 @@ import alphazero
 import alphazero_plus
 import evaluate
 import games
+import plumbing
 from evaluate import (Agent, Match, UCTPlayer, mean, parallel, perfect_player, play_match, run_jobs, tactical_player,
                       winning_columns)  # the arena (evaluate.py's section of that name); the rest as evaluate.NAME
 
@@ -962,9 +963,9 @@ def add_arguments(parser):
 
 def check(args):
     """Before any work: the positions file is readable and of the right shape, and where --part recipe saves its
-    network holds nothing, or a checkpoint of these scripts (see games.holds)."""
+    network holds nothing, or a checkpoint of these scripts (see plumbing.holds)."""
     read_positions(args.c4_positions)
-    held = games.holds(recipe_path(args), lambda path: alphazero_plus.load(path, as_net=False))
+    held = plumbing.holds(recipe_path(args), lambda path: alphazero_plus.load(path, as_net=False))
     if args.part in (None, "all", "recipe") and not args.checkpoint and held not in ("nothing", "a checkpoint of "
                                                                                       "these scripts"):
         raise ValueError(f"{recipe_path(args)}, where --part recipe saves its network, holds {held}: choose another "

@@ -36,11 +36,9 @@ def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
         node, state = root, root_state.copy()
 
         # 1. Select: while every move of a node has a child, descend to the child with the best UCT score
-        #    (Kocsis and Szepesvari 2006)
         while not node.untried and node.children:
             log_n = math.log(node.n)
-            node = max(node.children,
-                       key=lambda ch: ch.w / ch.n + c * math.sqrt(log_n / ch.n))
+            node = max(node.children, key=lambda ch: uct_score(ch, log_n, c))
             state.play(node.move)
 
         # 2. Expand: give one untried move, picked at random, a node of its own
@@ -66,6 +64,13 @@ def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
         if on_step:
             on_step(t, root)
     return root
+
+
+def uct_score(child, log_n, c):
+    """UCT's select rule (Kocsis and Szepesvari 2006): Q + c sqrt(ln N(parent) / N), with log_n = ln N(parent) and
+    Q = W / N for the player who made the child's move. Every child has a visit by then: a node is descended through
+    only once each of its moves has a child."""
+    return child.w / child.n + c * math.sqrt(log_n / child.n)
 
 
 def best_move(root):
@@ -117,16 +122,20 @@ def sparkline(values):
     return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
 
 
+# Plumbing: the command line ---------------------------------------------------------------------------------------
+import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
+
+
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
-    parser.add_argument("--simulations", type=games.whole(1, 10**7), default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=games.whole(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
-    parser.add_argument("--c", type=games.number_in(0, 100), default=None,
+    parser.add_argument("--simulations", type=plumbing.whole(1, 10**7), default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=plumbing.whole(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
+    parser.add_argument("--c", type=plumbing.number_in(0, 100), default=None,
                         help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=games.whole(1, 10**6),
+    parser.add_argument("--flat", type=plumbing.whole(1, 10**6),
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
     if args.flat and args.game != "chess":

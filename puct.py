@@ -35,13 +35,10 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
     for t in range(1, n_simulations + 1):
         node, state = root, root_state.copy()
 
-        # 1. Select: while a node has children, descend to the child with the best PUCT score (Rosin 2011's
-        #    formula as AlphaGo Zero and AlphaZero use it: Silver et al. 2017, 2018)
+        # 1. Select: while a node has children, descend to the child with the best PUCT score
         while node.children:
             sqrt_n = math.sqrt(node.n)
-            node = max(node.children,
-                       key=lambda ch: (ch.w / ch.n if ch.n else 0.0)
-                                      + c_puct * ch.prior * sqrt_n / (1 + ch.n))
+            node = max(node.children, key=lambda ch: puct_score(ch, sqrt_n, c_puct))
             state.play(node.move)
 
         # 2. Expand: one network call gives every legal move a child with its prior
@@ -64,6 +61,13 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
         if on_step:
             on_step(t, root)
     return root
+
+
+def puct_score(child, sqrt_n, c_puct):
+    """PUCT's select rule (Rosin 2011's formula as AlphaGo Zero and AlphaZero use it: Silver et al. 2017, 2018):
+    Q + c_puct P sqrt(N(parent)) / (1 + N), with sqrt_n = sqrt(N(parent)), P the child's prior and Q = W / N for
+    the player who made its move, 0 for an unvisited child (on this scale of [0, 1], a loss)."""
+    return (child.w / child.n if child.n else 0.0) + c_puct * child.prior * sqrt_n / (1 + child.n)
 
 
 def best_move(root):
@@ -124,17 +128,21 @@ def print_visits(state, root, top=6):
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
 
 
+# Plumbing: the command line ---------------------------------------------------------------------------------------
+import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
+
+
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--simulations", type=games.whole(2, 10**7), default=1000,
+    parser.add_argument("--simulations", type=plumbing.whole(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
-    parser.add_argument("--seed", type=games.whole(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
-    parser.add_argument("--seeds", type=games.whole(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=games.number_in(0, 100), default=1.5,
+    parser.add_argument("--seed", type=plumbing.whole(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
+    parser.add_argument("--seeds", type=plumbing.whole(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=plumbing.number_in(0, 100), default=1.5,
                         help="PUCT exploration constant, 0 to 100 (default 1.5)")
-    parser.add_argument("--weight", type=games.number_in(0, 1), default=0.5,
+    parser.add_argument("--weight", type=plumbing.number_in(0, 1), default=0.5,
                         help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")

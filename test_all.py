@@ -538,7 +538,7 @@ def quotient(a, b):
 
 def test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back():
     # 7 jobs on 2 processes: each result in its job's place; an exception in a worker is raised here, as it was
-    workers = games.Workers(2, lambda: None)
+    workers = plumbing.Workers(2, lambda: None)
     try:
         assert workers.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
         assert len({pid for pid in workers.map(os.getpid, [{}] * 4)} - {os.getpid()}) >= 1  # not in this process
@@ -561,9 +561,9 @@ def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
     # minute: map names it and how it died at once, not when the other is done; one that exits (status 3), likewise
     for job, words in ((kill_self, r"worker 2 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?$"),
                        (os._exit, r"worker 2 of 2 \(process \d+\) ended with status 3$")):
-        workers = games.Workers(2, lambda: None)
+        workers = plumbing.Workers(2, lambda: None)
         try:
-            with pytest.raises(games.WorkerDied, match=words):
+            with pytest.raises(plumbing.WorkerDied, match=words):
                 workers.map(apply_job, [dict(fn=time.sleep, arg=60), dict(fn=job, arg=3 if job is os._exit else 9)])
         finally:
             workers.close()
@@ -573,15 +573,15 @@ def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
 def test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another():
     # evaluate.py keeps a pool for its measures while a training part uses its own: a worker of the idle pool killed
     # outright ends the training's wait at once, not when the idle pool is next used
-    idle, busy = games.Workers(2, lambda: None), games.Workers(2, lambda: None)
+    idle, busy = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
     try:
         os.kill(idle.processes[0].pid, 9)
-        with pytest.raises(games.WorkerDied, match=r"^worker 1 of 2 \(process \d+\) was killed by SIGKILL"):
+        with pytest.raises(plumbing.WorkerDied, match=r"^worker 1 of 2 \(process \d+\) was killed by SIGKILL"):
             busy.map(apply_job, [dict(fn=time.sleep, arg=60)] * 2)
     finally:
         idle.close()
         busy.close()
-    assert idle not in games.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
+    assert idle not in plumbing.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
 
 
 def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
@@ -594,7 +594,7 @@ import games
 def busy(seconds):
     time.sleep(seconds)
     open({str(tmp_path / "done")!r}, "w")
-workers = games.Workers(2, lambda: None)
+workers = plumbing.Workers(2, lambda: None)
 print(*[p.pid for p in workers.processes], flush=True)
 workers.map(busy, [dict(seconds=60)] * 2)
 """)
@@ -707,7 +707,7 @@ def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypa
         monkeypatch.setattr(sys, "argv", [script, *argv])
         idle = {"alpha": ("noise", 0)} if module is alphazero else {"alpha": ("noise", 0), "fast_simulations": (
             "full_fraction", 1), "opening_moves": ("random_openings", 0)}
-        args = games.command_line("", module.SETTINGS, module.GAME_SETTINGS, module.GAMES, "GAME.pt", set(), idle)
+        args = plumbing.command_line("", module.SETTINGS, module.GAME_SETTINGS, module.GAMES, "GAME.pt", set(), idle)
         assert all(getattr(args, a.lstrip("-").replace("-", "_")) is not None for a in argv if a.startswith("--"))
 
 
@@ -1200,7 +1200,7 @@ def test_train_hands_fit_an_adam_with_the_settings_lr_and_weight_decay(module, m
     assert seen == [(torch.optim.Adam, 0.004, 0.02)] * 2
 
 
-WORKERS = games.Workers
+WORKERS = plumbing.Workers
 
 
 def in_process_workers(n, start):  # n workers' shares of the games, all played in this process: a test sees each
@@ -1306,7 +1306,7 @@ def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypat
 
 def test_a_game_registered_at_run_time_reaches_the_worker_processes(monkeypatch):
     # The README's Nim, registered in GAMES by this process alone (not in a module the workers import): a training
-    # with 2 workers plays it, since on Linux the workers start as copies of this process (games.START asks for
+    # with 2 workers plays it, since on Linux the workers start as copies of this process (plumbing.START asks for
     # fork, which Python 3.14 no longer gives by default). 2 workers x 3 games of Nim, 5 simulations a move.
     scope = {"np": np}
     exec(readme_nim(), scope)
@@ -1420,7 +1420,7 @@ def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, mon
         module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
         assert sys.stdout.text == ""
     monkeypatch.setattr(sys, "stdout", Terminal(True))
-    workers = games.Workers(2, lambda: None)  # a training inside a worker (evaluate.py's small runs) draws nothing
+    workers = plumbing.Workers(2, lambda: None)  # a training inside a worker (evaluate.py's small runs) draws nothing
     try:
         assert workers.map(live_line_in_worker, [{}]) == [False]
     finally:
@@ -1435,7 +1435,7 @@ def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
     kind = (cfg["net"],) if module is alphazero_plus else ()
     net = module.NumpyNet(net_for(module, "tictactoe", cfg["hidden"], *kind))
     heard = {}
-    workers = games.Workers(2, module.start_process)
+    workers = plumbing.Workers(2, module.start_process)
     try:
         jobs = [dict(game="tictactoe", net=net, n_games=n, cfg=cfg, rng=np.random.default_rng(k)) for k, n in
                 enumerate((5, 4))]
@@ -1480,7 +1480,7 @@ def test_train_refuses_a_setting_outside_its_range_before_any_work(module):
     # Each setting's record bounds it: hidden 1 to 4096 and lr 1e-6 to 1.0 (both sides of each edge), nan never; a
     # word one of its choices (alphazero_plus's --net); None only where it is the default (--lr-final)
     cfg = module.settings("tictactoe")
-    check = lambda **changed: games.check_settings("tictactoe", module.SETTINGS, dict(cfg, **changed))  # noqa
+    check = lambda **changed: plumbing.check_settings("tictactoe", module.SETTINGS, dict(cfg, **changed))  # noqa
     check(hidden=1, lr=1.0)
     for key, value, words in (("hidden", 0, "0, not a number from 1 to 4096"), ("lr", 1.5, "1.5, not a number from "
                               "1e-06 to 1.0"), ("lr", float("nan"), "nan, not a number"), ("hidden", None, "None")):
@@ -1503,8 +1503,8 @@ def test_a_replace_stopped_before_its_first_save_says_nothing_saved(tmp_path):
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
 
     def stop(it, net):
-        raise games.Stopped()
-    with pytest.raises(games.Stopped) as e:
+        raise plumbing.Stopped()
+    with pytest.raises(plumbing.Stopped) as e:
         alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
                         alphazero.Run(1, path, replace=True, log=lambda line: None), on_iteration=stop)
     assert e.value.note == "interrupted at iteration 1; nothing saved"
@@ -1670,7 +1670,7 @@ def test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header(tmp
     os.remove(tmp_path / "m.csv")
     alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, resume=True,
                                                                            log=lambda line: None))
-    assert (tmp_path / "m.csv").read_text().splitlines()[0] == games.RUN_CSV.strip()
+    assert (tmp_path / "m.csv").read_text().splitlines()[0] == plumbing.RUN_CSV.strip()
     assert [row.split(",")[0] for row in (tmp_path / "m.csv").read_text().splitlines()[1:]] == ["2"]
 
 
@@ -2701,7 +2701,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     out = run("evaluate.py", "--quick", "--json", str(path), "--plots", str(tmp_path / "figures"))
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads(path.read_text())
-    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key (games.holds)
+    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key (plumbing.holds)
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
     assert_figures(tmp_path / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
                                           "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
@@ -3110,7 +3110,7 @@ class BrokenNim(Nim):
 def test_a_game_of_your_own_from_the_command_line(tmp_path):
     # The README's Nim (its class, as the README shows it) in a module of its own, in the folder the scripts are run
     # from (not theirs): --game nim_game:Nim trains it with two workers and plays it (the three trainers share
-    # games.command_line, which imports it)
+    # plumbing.command_line, which imports it)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alphazero.py")
     source = "import numpy as np\n\n\n" + readme_nim() + BROKEN_NIM
     (tmp_path / "nim_game.py").write_text(source)
@@ -3247,8 +3247,8 @@ def test_a_checkpoint_of_a_game_the_bench_does_not_know_and_a_warning_file_are_o
         raise RuntimeError("refused")
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        with pytest.raises(games.NotACheckpoint, match="nim.pt is not a checkpoint: torch cannot read it"):
-            games.read_checkpoint(str(path), warns)
+        with pytest.raises(plumbing.NotACheckpoint, match="nim.pt is not a checkpoint: torch cannot read it"):
+            plumbing.read_checkpoint(str(path), warns)
     assert seen == []
 
 
@@ -3577,7 +3577,7 @@ def test_outputs_replace_only_their_own_kind(tmp_path):
                                                                    f"these scripts: choose another --out")):
         assert exit_message(*argv) == f"{argv[0]}: error: {words}"
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
-    (tmp_path / "c.csv").write_text(games.RUN_CSV)  # a checkpoint and its CSV: --replace starts afresh over both
+    (tmp_path / "c.csv").write_text(plumbing.RUN_CSV)  # a checkpoint and its CSV: --replace starts afresh over both
     assert exit_message("alphazero.py", *small, "--out", str(ckpt)).endswith("holds a training already: add "
                         "--resume to go on with it, choose another --out, or add --replace to start afresh over it")
     assert run("alphazero.py", *small, "--replace", "--out", str(ckpt)).returncode == 0

@@ -1,0 +1,666 @@
+"""The machinery below the trainers' `# Plumbing` banners, and beneath evaluate.py and further.py: none of it is
+algorithm, and a learner can skip it. The algorithm files (mcts.py, puct.py, alphazero.py, gumbel.py,
+alphazero_plus.py) import it only below their banners; above them they import games.py, for the rules, and nothing
+else of the project.
+
+What is here: the Run a trainer's train() is handed (its worker processes play the games a call of self_play would,
+--resume, the checkpoint and its CSV, the progress line); Workers, the processes behind it and behind evaluate.py's
+matches; stop signals, ending in one line with nothing left running; claims and files written whole or not at all;
+the settings' checks and the command line made from them; the argparse types of mcts.py and puct.py.
+"""
+import argparse
+import contextlib
+import importlib
+import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import re
+import shutil
+import signal
+import sys
+import threading
+import time
+import traceback
+import warnings
+
+import numpy as np
+
+# ----------------------------------------------------------------------------------------------------------------
+# Signals: each of STOPS ends a run in one line, with nothing left running
+
+STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
+WAIT = 0.5  # seconds: no wait on the workers is longer, so a signal's handler runs at once
+
+
+class Stopped(KeyboardInterrupt):
+    """What a signal raises (see stop): status is the exit status, 128 + the signal; note, what was saved."""
+    def __init__(self, signum=signal.SIGINT):
+        super().__init__()
+        self.status, self.note = 128 + signum, None
+
+
+STOPPING = []  # the signal of the stop begun, if one has
+
+
+def stop(signum, frame):
+    """The scripts' handler of STOPS: the first raises Stopped; the rest do nothing, so that the clean-up it begins
+    (workers killed, lock removed, the note of what was saved) runs to its end, with the first one's status."""
+    if not STOPPING:
+        STOPPING.append(signum)
+        raise Stopped(signum)
+
+
+@contextlib.contextmanager
+def shielded():
+    """A block that no stop signal interrupts: one that comes meanwhile is handled at its end."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+class Fault(ValueError):
+    """What the system did to a run, in words: a worker that died, a file it could not write (see write_atomic)."""
+
+
+class WorkerDied(Fault):
+    """A worker process ended during the run: killed (the out-of-memory killer sends SIGKILL) or crashed."""
+
+
+class RemoteTraceback(Exception):
+    """The cause attached to an exception a worker sent back: its traceback there (the game's file and line)."""
+    def __str__(self):
+        return self.args[0]
+
+
+def orphaned(parent):  # a worker's watch: once its main process is gone (even killed outright), it ends too
+    while os.getppid() == parent:
+        time.sleep(WAIT)
+    os._exit(1)
+
+
+class Known(int):
+    """A job's value that the workers were given as they started (Workers' known), sent as its index: so a game class
+    that pickle cannot name (defined in a function, or exec'd) still reaches them."""
+
+
+def serve(pipe, start, parent, known=()):
+    """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back;
+    parent: its main process's id (once it has another parent, that one is gone); known: see Known."""
+    for sig in STOPS:  # the main process handles signals (it kills the workers); SIGTERM to all kills them at once
+        signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
+    threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
+    start()
+    with contextlib.suppress(EOFError, BrokenPipeError):  # the main process is done with it
+        while True:
+            fn, job = pipe.recv()
+            job.update({key: known[value] for key, value in job.items() if type(value) is Known})
+            if "on_move" in job:  # self_play's progress goes back the same way
+                job["on_move"] = lambda *now: pipe.send(("progress", now))
+            try:
+                pipe.send(("done", fn(**job)))
+            except Exception as e:  # sent back with its traceback here; one that cannot travel, in words
+                trace = "".join(traceback.format_exception(e))
+                try:
+                    pipe.send(("error", (e, trace)))
+                except Exception:
+                    pipe.send(("error", (RuntimeError(repr(e)), trace)))
+
+
+POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
+START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)  # on Linux a worker starts
+# as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14
+
+
+class Workers:
+    """n processes that run start() and then the jobs map hands them, a pipe each (none for n = 1: this process does
+    the work). Public APIs only; every wait has a timeout and watches each worker's process (those of the other
+    POOLS too) as well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a
+    hang."""
+
+    def __init__(self, n, start, known=()):
+        self.n, self.pipes, self.processes, self.known = n, [], [], list(known)
+        POOLS.extend([self] * (n > 1))
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
+        try:
+            for _ in range(n if n > 1 else 0):
+                here, there = START.Pipe()
+                process = START.Process(target=serve, args=(there, start, os.getpid(), self.known), daemon=True)
+                process.start()
+                there.close()  # the worker's end is the worker's alone: its death reads here as the end of its pipe
+                self.processes.append(process)
+                self.pipes.append(here)
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a signal that came meanwhile is handled now
+        except BaseException:
+            self.close()
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+            raise
+
+    def shares(self, n):  # n games shared among the workers
+        return [n // self.n + (k < n % self.n) for k in range(min(n, self.n))]
+
+    def start(self, fn, jobs, report=None, done=None):
+        """Hand out fn(**job) for each job (collect() gives the results in order); report(k, *now) hears how
+        self_play's job k goes, done(jobs done) each end of a job. With no workers, the jobs wait for collect()."""
+        self.fn, self.todo, self.busy, self.report, self.done = fn, list(enumerate(jobs)), {}, report, done
+        self.results = [None] * len(jobs)
+        self.pump(0)
+
+    def pump(self, timeout):  # an idle worker gets the next job; then what the busy ones sent, waiting up to timeout
+        for k, pipe in [(k, p) for k, p in enumerate(self.pipes) if p not in self.busy][:len(self.todo)]:
+            self.busy[pipe], job = self.todo.pop(0)
+            try:
+                sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
+                pipe.send((self.fn, dict(job, **sent, **({"on_move": True} if self.report else {}))))
+            except OSError:  # its end is closed: the worker is gone
+                raise self.died(k) from None
+        ends = {process.sentinel: (workers, k) for workers in POOLS for k, process in
+                enumerate(workers.processes)}  # each ready once its process has ended; another pool's too (an idle
+        for ready in multiprocessing.connection.wait(list(self.busy) + list(ends), timeout) if ends else ():  # one)
+            if ready in ends:
+                workers, k = ends[ready]
+                raise workers.died(k)
+            try:
+                kind, what = ready.recv()
+            except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
+                raise self.died(self.pipes.index(ready)) from None
+            if kind == "error":  # the worker's exception, raised here with its traceback there as the cause
+                error, trace = what
+                raise error from RemoteTraceback(trace)
+            if kind == "progress":
+                self.report(self.busy[ready], *what)
+            else:
+                self.results[self.busy.pop(ready)] = what
+                self.ended()
+
+    def died(self, k):
+        """WorkerDied in words: which worker, and how it ended."""
+        process = self.processes[k]
+        process.join(WAIT)  # its exit status, now that it has ended
+        code = process.exitcode
+        if code is not None and -code in STOPS:  # a stop signal: most likely the whole group's (kill -- -PGID),
+            time.sleep(WAIT)                     # whose signal here, a moment later, makes this a stop (Stopped)
+        how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else \
+            f"ended with status {code}"
+        return WorkerDied(f"worker {k + 1} of {len(self.processes)} (process {process.pid}) {how}" +
+                          (": out of memory?" if code == -signal.SIGKILL else ""))
+
+    def collect(self):
+        while self.todo and not self.pipes:  # no workers: this process does the jobs now
+            k, job = self.todo.pop(0)
+            on_move = {"on_move": lambda *now: self.report(k, *now)} if self.report else {}
+            self.results[k] = self.fn(**job, **on_move)
+            self.ended()
+        while self.todo or self.busy:
+            self.pump(WAIT)
+        return self.results
+
+    def ended(self):
+        if self.done:
+            self.done(len(self.results) - len(self.todo) - len(self.busy))
+
+    def map(self, fn, jobs, report=None, done=None):
+        """[fn(**job) for job in jobs], shared among the workers."""
+        self.start(fn, jobs, report, done)
+        return self.collect()
+
+    def close(self):  # the workers this run started, and no other process; no signal interrupts it
+        with shielded():
+            for process in self.processes:
+                process.kill()
+            for process in self.processes:
+                process.join(timeout=10)
+            for pipe in self.pipes:
+                pipe.close()
+            if self in POOLS:
+                POOLS.remove(self)
+
+
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
+
+
+class Run:
+    """What a trainer's train() is handed: worker processes, --resume, the checkpoint and its CSV, the clock, the log,
+    the live line, a clean end. Each trainer's Run is this with its own start_process, save and load, its name
+    (`algorithm`) and its plain settings (`plain`: its SETTINGS' defaults, no game's own)."""
+
+    def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
+        self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
+        self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
+        self.saved = 0  # the iteration that --out holds from this run (or the one it resumed), none before
+
+    def __enter__(self):
+        if self.out is not None:
+            claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
+        self.restore = self.start_process()  # (at the end, its threads and gc thresholds as they were)
+        self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
+        return self
+
+    def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
+        self.game, self.cfg, self.next = game, cfg, None
+        self.done = self.saved = self.resume_from(game, cfg, net, optimizer) if self.resume else 0
+        self.workers = Workers(self.n, self.start_process, [self.games[game]])  # in the `with` block: a signal as
+        # they start ends cleanly; the game's class goes to them now (see Known)
+        return self.done
+
+    def resume_from(self, game, cfg, net, optimizer):
+        """--resume: load --out's training checkpoint into net and optimizer; return its iterations done. Only
+        --iterations may change; a setting added since the checkpoint was saved takes its plain default (what the
+        training did before it existed), not a game's own."""
+        path, ckpt = self.out, self.load(self.out, game, as_net=False)  # the game first, alone
+        if "optimizer" not in ckpt:
+            raise ValueError(f"{path} holds no training state to resume")
+        trained_by = ckpt.get("algorithm", "alphazero")  # (the first checkpoints did not say)
+        if trained_by != self.algorithm:
+            raise ValueError(f"{path} was trained by {trained_by}.py, not {self.algorithm}.py: --resume needs that one")
+        then = dict(self.plain, **ckpt.get("settings") or {})
+        changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v]
+        if changed:
+            raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
+        if ckpt["iterations_done"] >= cfg["iterations"]:
+            raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done, all that --iterations asks: ask "
+                             f"for more to go on")
+        net.load_state_dict(ckpt["state_dict"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        return ckpt["iterations_done"]
+
+    def play(self, fn, game, net, n_games, cfg, seed):
+        """fn(game, net, n_games, cfg, rng) (a trainer's self_play) with its games shared among the workers, their
+        examples joined: worker k plays its share with a random stream of its own, np.random.default_rng((*seed,
+        k)); seed is (the run's seed, the iteration), the iteration also named in the progress line."""
+        self.start(fn, game, net, n_games, cfg, seed)
+        return self.collect()
+
+    def start(self, fn, game, net, n_games, cfg, seed):  # play's games begin in the workers (with none: at collect)
+        jobs = [dict(game=game, net=net, n_games=share, cfg=cfg, rng=np.random.default_rng((*seed, k)))
+                for k, share in enumerate(self.workers.shares(n_games))]
+        it = seed[-1]
+        self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, time.time())
+        self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
+
+    def collect(self):  # the examples of the games begun, joined; the wait counts as self-play (in-process, the games)
+        t0 = time.time()
+        self.phases["playing"] = self.phases["playing"] if self.workers.pipes else (self.next, t0)
+        results = self.workers.collect()
+        self.laps, self.phases = (t0, time.time()), {"training": (self.next, time.time())}
+        return tuple(np.concatenate(part) for part in zip(*results))
+
+    def step_done(self):  # fit's on_step: the line counts Adam's steps, and hears how the games played meanwhile go
+        self.workers.pump(0)
+        self.show(steps=self.steps + 1)
+
+    def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
+        self.steps, now = self.steps if steps is None else steps, time.time()
+        self.counts.update(counts)
+        done = [sum(c[i] for c in self.counts.values()) for i in (0, 1)]
+        parts = [f"iteration {it}: " + (f"{self.steps}/{self.cfg['steps']} Adam steps" if phase == "training" else
+                                        f"{done[0]}/{self.cfg['games']} games over, {done[1]} moves")
+                 for phase, (it, since) in self.phases.items() if now - since >= PROGRESS_AFTER]
+        self.line.draw("; ".join(parts), PROGRESS_EVERY)
+
+    def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
+        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
+        self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
+        self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
+        self.line.clear()
+        if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
+            self.save(net, self.out, self.game, optimizer, it, cfg)
+            self.saved = it
+            add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
+                    f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
+        self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
+                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                 f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
+                 f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
+
+    def __exit__(self, kind, error, trace):  # no process and no lock left, whatever ended the run
+        with shielded():
+            self.line.clear()
+            self.workers.close()
+            release(self.out)
+            self.restore()
+        if not self.out or not isinstance(error, (Stopped, BrokenPipeError, Fault)):
+            return
+        # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
+        held = f"{self.out} holds iteration {self.saved}: add --resume to go on" if self.saved else "nothing saved"
+        if isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
+            raise type(error)(f"{error}; {held}") from None
+        error.note = f"interrupted at iteration {self.saved + 1}; {held}"
+
+
+def claim(path, fresh, read):
+    """Before a training writes `path` and its CSV beside it, refuse in one line: a path that cannot be written, that
+    a live training writes (PATH.lock holds its process id), that holds anything but this project's own kind (a
+    checkpoint read accepts, a CSV with a training's header) or, for a fresh training, a training at all: a finished
+    run is never replaced unless asked (--replace). Then PATH.lock is this process's."""
+    try:
+        other = int(open(f"{path}.lock").read())
+        os.kill(other, 0)  # no error: that process is alive
+    except (OSError, ValueError):
+        other = None
+    if other:
+        raise ValueError(f"{path} is being written by another training, process {other}: choose another --out")
+    csv = os.path.splitext(path)[0] + ".csv"
+    if csv == path:
+        raise ValueError(f"cannot write the checkpoint {path!r}: its CSV, written beside it, would be the same file: "
+                         f"choose a name that does not end in .csv")
+    if not path or os.path.isdir(path):
+        raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
+    if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
+        raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another --out")
+    if holds(csv) not in ("nothing", "a training's CSV"):
+        raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
+                         f"another --out")
+    if fresh and holds(path, read) != "nothing":
+        raise ValueError(f"{path} holds a training already: add --resume to go on with it, choose another --out, "
+                         f"or add --replace to start afresh over it")
+    if fresh and holds(csv) != "nothing":
+        raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
+                         f"--out, or add --replace to start afresh over it")
+    try:
+        with open(f"{path}.lock", "w") as f:
+            f.write(str(os.getpid()))
+    except OSError as e:
+        raise ValueError(f"cannot write the checkpoint {path}: {e.strerror}") from None
+
+
+RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header
+
+
+def holds(path, read=None):
+    """What the file at path holds, in a few words (for a refusal to write over it): nothing (no file, or an empty
+    one), a checkpoint of these scripts (read, a trainer's load, finds its game, size and weights), a training's
+    CSV, JSON these scripts wrote (with WRITTEN_BY), or other JSON, text or data."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except FileNotFoundError:
+        return "nothing"
+    except OSError as e:
+        return f"a file that cannot be read ({e.strerror})"
+    if not head:
+        return "nothing"
+    if read and head[:2] == b"PK":  # torch saves a zip file
+        try:
+            read(path)
+        except NotACheckpoint:
+            return "a torch or zip file"
+        except ValueError:
+            pass  # a network of a game this process does not know: a checkpoint of these scripts all the same
+        return "a checkpoint of these scripts"
+    if head.startswith(RUN_CSV.encode()):
+        return "a training's CSV"
+    if head.lstrip()[:1] == b"{" and f'"{WRITTEN_BY}": '.encode() in head[:200]:
+        return "JSON these scripts wrote"
+    try:
+        head.decode()
+        return "JSON" if head.lstrip()[:1] in (b"{", b"[") else "text"
+    except UnicodeDecodeError:
+        return "data"
+
+
+WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
+
+
+def release(path):  # the end of claim(path): its lock removed (None: no path was claimed), if it can be
+    if path is not None:
+        with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a dead process's lock is
+            os.remove(f"{path}.lock")       # no lock (see claim)
+
+
+def write_atomic(path, data):
+    """Write data (bytes or text) to path whole or not at all: a temporary file of this process's beside it, then a
+    rename; no stop signal interrupts it. An error of the system's (no space, no permission, a read-only file
+    system, a folder gone) is a Fault in words, the temporary file removed and what path held intact."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with shielded():
+        try:
+            with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise Fault(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def add_row(path, header, row, anew=False):
+    """Add a line to a CSV atomically (see write_atomic); a missing file, or anew (a training's first iteration,
+    --replace's too), starts with the header."""
+    old = open(path).read() if os.path.exists(path) and not anew else header
+    write_atomic(path, old + row)
+
+
+def check_settings(game, settings, cfg):
+    """Before a training, in one line (ValueError): cfg holds every setting of `settings` ({name: Setting}) and no
+    other name, each a number in its range (or None where that is its default) or one of its words."""
+    missing = [key for key in settings if key not in cfg]
+    if missing:
+        raise ValueError(f"the settings for {game} lack {', '.join(missing)}: settings() gives every one")
+    unknown = [key for key in cfg if key not in settings]
+    if unknown:
+        raise ValueError(f"no setting {', '.join(unknown)}: the settings are {', '.join(settings)}")
+    for key, s in settings.items():
+        value = cfg[key]
+        if s.choices and value not in s.choices:
+            raise ValueError(f"the setting {key} is {value!r}, not one of {', '.join(map(str, s.choices))}")
+        number = isinstance(value, (int, float, np.number)) and s.low <= value <= s.high  # (nan is not)
+        if not s.choices and not number and not (value is None and s.default is None):
+            raise ValueError(f"the setting {key} is {value!r}, not a number from {s.low} to {s.high}")
+
+
+def command_line(doc, settings, game_settings, games, default, for_play, idle=None):
+    """A trainer's flags: one for each setting ({name: Setting}), with each game's own default named, then the rest,
+    the same in each; checked, each refusal one line: ranges, flags for training given to --play and the other way,
+    --resume with --replace, 0 simulations outside --play, a flag that does nothing (idle: {name: (other, value)},
+    name does nothing while the setting other is value). --game module:Class imports a game of your own into
+    `games`. default: the default checkpoint's name ("GAME.pt")."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
+    parser.add_argument("--game", default="connect4", help="tictactoe, connect4, or your own as module:Class (a "
+                        "class in an importable module, with the settings' first defaults; default connect4)")
+    for key, setting in settings.items():
+        value = setting.default
+        own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
+        kind = dict(choices=setting.choices) if setting.choices else \
+            dict(type=type(setting.low), metavar="X" if type(setting.low) is float else "N")
+        span = "" if setting.choices else f", {setting.low:g} to {setting.high:g}"
+        parser.add_argument(f"--{key.replace('_', '-')}", **kind,
+                            help=f"{setting.meaning}{span} (default {'none' if value is None else value}{own})")
+    parser.add_argument("--seed", type=int, help="random seed, 0 to 2^32 - 1 (default 0)")
+    parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
+    parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
+    parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
+    parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV: without "
+                        "it, a training refuses a path that holds one")
+    parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
+    parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
+    parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
+    args = parser.parse_args()
+    ranges = dict({k: (s.low, s.high) for k, s in settings.items() if not s.choices}, workers=(1, 256),
+                  seed=(0, 2**32 - 1))
+    for key, (lo, hi) in ranges.items():
+        if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
+            parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo} to {hi}")
+    given = {k for k, v in vars(args).items() if v not in (None, False)} - {"game", "play"}
+    for key in sorted(given - for_play if args.play else given & for_play - set(settings)):
+        parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
+                                                             else "--play; training writes --out"))
+    if args.resume and args.replace:
+        parser.error("--resume goes on with --out's training and --replace starts afresh over it: choose one")
+    if args.simulations == 0 and not args.play:
+        parser.error("--simulations 0 is for --play (the raw policy); self-play needs at least 1")
+    if args.play and args.simulations == 0 and getattr(args, "reuse_tree", None):
+        parser.error("--reuse-tree 1 keeps a search's tree, and --simulations 0 searches nothing: drop one")
+    for key, (other, value) in (idle or {}).items():
+        now = next(v for v in (getattr(args, other), game_settings.get(args.game, {}).get(other),
+                               settings[other].default) if v is not None)
+        if getattr(args, key) is not None and now == value and not args.play:
+            parser.error(f"--{key.replace('_', '-')} does nothing with --{other.replace('_', '-')} {value}" +
+                         ("" if getattr(args, other) is not None else " (the default)") + ": drop one")
+    if args.game not in games:  # module:Class, a game of your own
+        try:
+            games[args.game] = import_game(args.game, games)
+        except ValueError as e:
+            parser.error(f"argument --game: {e}")
+    return args
+
+
+def import_game(text, games):
+    """--game module:Class, a game of your own: the class, its module found in the current folder or on Python's
+    path. A module that fails to import is one line with its own error: the file and line of a syntax error, the
+    missing package's name, or the exception and where it was raised."""
+    module, _, name = text.partition(":")
+    if not module or not name.isidentifier():
+        raise ValueError(f"no game {text!r}: {', '.join(games)}, or your own as module:Class")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # (the script's own folder is on it already; the folder it is run from is not)
+    try:
+        found = importlib.import_module(module)
+    except SyntaxError as e:
+        raise ValueError(f"{module}: {e.msg} ({e.filename}, line {e.lineno})") from None
+    except ModuleNotFoundError as e:
+        if e.name and (module + ".").startswith(e.name + "."):
+            raise ValueError(f"no module {module!r} in this folder ({os.getcwd()}) or on Python's path") from None
+        raise ValueError(f"{module} imports {e.name}, which is not installed") from None
+    except Exception as e:
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        raise ValueError(f"{module} failed to import: {type(e).__name__}: {e} ({where.filename}, line "
+                         f"{where.lineno})") from None
+    if not hasattr(found, name):
+        raise ValueError(f"{module} ({found.__file__}) has no {name}")
+    return getattr(found, name)
+
+
+class LiveLine:
+    """Long work's progress on a terminal: one line that the next replaces, redrawn at most every `every` seconds;
+    nothing on a log file or a pipe, nor from a worker process (evaluate.py's small trainings)."""
+    def __init__(self):
+        self.on, self.drawn = sys.stdout.isatty() and multiprocessing.parent_process() is None, 0.0
+
+    def draw(self, text, every):
+        if self.on and text and time.time() - self.drawn >= every:
+            sys.stdout.write(f"\r{text[:shutil.get_terminal_size().columns - 1]}\033[K")  # \r: back to its start;
+            sys.stdout.flush()                                                          # \033[K: clears the rest
+            self.drawn = time.time()
+
+    def clear(self):  # it gives way to a line that stays
+        if self.drawn:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self.drawn = 0.0
+
+
+class NotACheckpoint(ValueError):
+    """A path that holds no checkpoint of these scripts (see read_checkpoint)."""
+
+
+def read_checkpoint(path, read, game=None, known=()):
+    """read(path), a checkpoint of these scripts (a dict with the game, the size and the weights), or NotACheckpoint
+    in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else; then
+    a ValueError for a checkpoint of a game other than `game` (if given), or of one not in `known` (a trainer's
+    GAMES)."""
+    try:
+        with warnings.catch_warnings():  # (torch warns of a file before it refuses it: the refusal is the one line)
+            warnings.simplefilter("ignore")
+            ckpt = read(path)
+    except Exception as e:
+        raise NotACheckpoint(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else f"{path} is " + (
+            "a folder, not a checkpoint" if os.path.isdir(path) else "empty, not a checkpoint" if
+            os.path.getsize(path) == 0 else "not a checkpoint: torch cannot read it")) from None
+    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
+        raise NotACheckpoint(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
+    if game and ckpt["game"] != game:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
+    if ckpt["game"] not in known:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, a game that only a trainer's --game {ckpt['game']} "
+                         f"knows")
+    return ckpt
+
+
+def whole(lo, hi):
+    """An argparse type: a whole number from lo to hi."""
+    def parse(text):
+        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
+        return int(text)
+    return parse
+
+
+def number_in(lo, hi):
+    """An argparse type: a finite number from lo to hi."""
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan  # fails the check below
+        if not lo <= x <= hi:
+            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
+        return x
+    return parse
+
+
+class Unbroken:
+    """sys.stdout for a run whose product is a file (evaluate.py, further.py): once the reader of its pipe is gone
+    (`| head`), what it prints goes nowhere and the run goes on."""
+    def __init__(self, out):
+        self.out = out
+
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+    def write(self, text):
+        try:
+            self.out.write(text)
+            self.out.flush()  # now, so that a reader gone shows here
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())  # what it holds then empties there
+        return len(text)
+
+    def flush(self):
+        self.write("")
+
+
+def run_main(work):
+    """Run a script's work; what ends it is one line and the status: an error in words (1), a signal (128 + it: the
+    note of what was saved), the reader of a pipe gone (141), end of input in the terminal game. A ValueError that
+    a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does.
+    What work returns, if anything, is its last words, printed once the work is over and stop signals ignored."""
+    last = None
+    try:
+        last = work()
+    except ValueError as e:
+        if not raised_here(e):
+            raise
+        sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}")
+    except (Stopped, BrokenPipeError) as e:  # (a pipe's reader gone: quiet, but for what a training saved)
+        note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
+                                            else "interrupted")
+        os.write(2, f"{chr(10) * sys.stderr.isatty()}{note}\n".encode() if note else b"")  # (a new line after ^C)
+        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything
+    except EOFError:
+        print("\nbye")
+    finally:
+        ignore_stops()
+    if last:
+        print(last)
+
+
+def ignore_stops():
+    """The work is over: a stop signal while Python exits (a second or so) changes nothing, neither the status nor
+    the output (Python would put back the default handlers as it exits)."""
+    STOPPING.append(0)  # (one already come is handled by stop, which now does nothing)
+    for sig in STOPS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def raised_here(error):
+    """Was the error raised in this project's files (in words, for the user), not in a game of one's own? In a
+    worker, its traceback there says (RemoteTraceback)."""
+    cause = error.__cause__
+    files = re.findall(r'File "([^"]+)"', str(cause)) if isinstance(cause, RemoteTraceback) else \
+        [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
+    return not files or os.path.dirname(os.path.abspath(files[-1])) == os.path.dirname(os.path.abspath(__file__))
