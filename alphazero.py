@@ -13,7 +13,7 @@ them together; the plumbing is below the banner.
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
@@ -158,7 +158,7 @@ def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: a position's n_inputs numbers in (the mover's and the opponent's stones), a logit
+    """The policy-value network: a position's n_inputs numbers in (its encoding, seen by the player to move), a logit
     for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units."""
 
     def __init__(self, n_inputs, n_actions, hidden):

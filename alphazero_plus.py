@@ -14,7 +14,7 @@ the lab's plus a quarter of random openings, which left fewer blind spots at eac
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
@@ -144,7 +144,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             #    the player who moved into it (its parent's player to move), so that the parent picks the child
             #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
             #    so its sign flips before the first increment and again at each step up, as the players alternate.
-            #    An unvisited child counts Q = 0: on this scale of [-1, 1] a draw (on puct.py's [0, 1], a loss).
+            #    An unvisited child counts Q = 0, a draw on this scale of [-1, 1]; a proven one, its exact value.
             for depth in reversed(range(len(path))):  # the path walked, not parent links (see alphazero.py)
                 node = path[depth]
                 value = -value  # now for the player who moved into this node
@@ -245,7 +245,7 @@ def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: a position's n_inputs numbers in (the mover's and the opponent's stones), a logit
+    """The policy-value network: a position's n_inputs numbers in (its encoding, seen by the player to move), a logit
     for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units. With board,
     the board's (rows, columns) (--net conv), two 3x3 convolutions (32 channels) on its 2 planes come first."""
 

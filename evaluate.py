@@ -11,7 +11,7 @@ Going further than the documents (the exact Connect Four solver, the five questi
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))

@@ -1,8 +1,8 @@
 """Going further: what the documents ask but do not measure. The exact Connect Four solver, the truth measure, the
 lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
 
-    python further.py                          # everything (about 44 minutes on 2 cores when the recipe had 120
-                                               # iterations; longer now, with 135)
+    python further.py                          # everything: about 46 minutes on 2 cores, estimated (44 measured
+                                               # when the recipe had 120 iterations; see PARTS)
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in well under a minute
@@ -12,7 +12,7 @@ lab's five "Going further" questions answered by measurement, and the strong pla
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
@@ -973,10 +973,10 @@ def check(args):
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
-         "recipe": ("a strong Connect Four player", part_recipe, (1055, 18))}  # on the README's machine;
-# the recipe part took 1,225 s there when the recipe had 120 iterations (135 now, not timed there); its usual time is
-# that less the lab's Part 2 training (171 s in that run), which `needs` below adds back (as 170 s) when the questions
-# do not run first
+         "recipe": ("a strong Connect Four player", part_recipe, (1190, 18))}  # on the README's machine:
+# the recipe part took 1,225 s there when the recipe had 120 iterations, 1,055 s less the lab's Part 2 training (171 s
+# in that run, which `needs` below adds back as 170 s when the questions do not run first); 1,190 s is that scaled to
+# the 135 iterations it has now, an estimate: this recipe was not timed there
 
 if __name__ == "__main__":
     evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS, add_arguments=add_arguments, check=check,

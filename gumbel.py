@@ -9,7 +9,7 @@ softmax(logits + sigma(completed Q)), which improves on the network's policy eve
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (see start_process); Ctrl-C ends quietly
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
     signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
@@ -117,7 +117,8 @@ def expand_roots(root_states, net, n_simulations, max_considered=16, rng=None, c
 
 
 def best_move(root):
-    """Of the most visited considered moves, the one with the best g + logits + sigma(q)."""
+    """Of the most visited moves, the one with the best g + logits + sigma(q): after any simulation those are
+    considered moves (no other is visited); with none, every legal move ties at 0 visits."""
     top = max(ch.n for ch in root.children)
     sigma = dict(zip(root.children, sigma_q(root)))
     return max((ch for ch in root.children if ch.n == top), key=lambda ch: root_score(root, ch, sigma)).move
@@ -211,7 +212,7 @@ def select_below_root(node):
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: a position's n_inputs numbers in (the mover's and the opponent's stones), a logit
+    """The policy-value network: a position's n_inputs numbers in (its encoding, seen by the player to move), a logit
     for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units."""
 
     def __init__(self, n_inputs, n_actions, hidden):

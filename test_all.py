@@ -26,6 +26,7 @@ import pytest
 import torch
 
 import games
+import plumbing
 import mcts
 import puct
 import alphazero
@@ -591,6 +592,7 @@ def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path)
     script.write_text(f"""import sys, time
 sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
 import games
+import plumbing
 def busy(seconds):
     time.sleep(seconds)
     open({str(tmp_path / "done")!r}, "w")
@@ -651,7 +653,7 @@ def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact
             if len(saves) == 2:
                 return Full(path, mode)
         return open(path, mode, *args, **kwargs)
-    monkeypatch.setattr(games, "open", failing_open, raising=False)
+    monkeypatch.setattr(plumbing, "open", failing_open, raising=False)
     cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
     with pytest.raises(ValueError) as error:
         alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
@@ -1058,7 +1060,7 @@ def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
     reused, = alphazero.search([s], net, 30, noise=(np.random.default_rng(0), 1.0, 0.25), roots=[child])
     assert reused is child and sum(ch.n for ch in child.children) == before_n + 30
     assert [ch.prior for ch in child.children] != clean and abs(sum(ch.prior for ch in child.children) - 1) < 1e-9
-    x, pi, z = alphazero.self_play("connect4", net, 3, plain(alphazero, simulations=10, temp_moves=2, reuse_tree=1),
+    x, pi, z = alphazero.self_play(games.ConnectFour, net, 3, plain(alphazero, simulations=10, temp_moves=2, reuse_tree=1),
                                    np.random.default_rng(0))
     assert len(x) == len(pi) == len(z) and np.allclose(pi.sum(axis=1), 1)
 
@@ -1080,7 +1082,7 @@ def test_self_play_keeps_the_subtree_of_the_move_actually_played(module, monkeyp
     net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 16))
     for reuse in (True, False):
         calls.clear()
-        module.self_play("tictactoe", net, 6, plain(module, simulations=12, temp_moves=2, reuse_tree=reuse),
+        module.self_play(games.TicTacToe, net, 6, plain(module, simulations=12, temp_moves=2, reuse_tree=reuse),
                          np.random.default_rng(1))
         kept = 0
         for (keys, _, found, _), (next_keys, roots, _, kept_stats) in zip(calls, calls[1:]):
@@ -1120,7 +1122,7 @@ def test_temperature_samples_the_first_moves_by_visit_counts():
     # 6 games of Connect Four with temperature for the first 3 moves: exactly 3 moves sampled in each game (18; no
     # Connect Four game ends before 7 moves), each with the visit distribution stored for that position.
     rng = CountingRng(3)
-    x, pi, z = alphazero.self_play("connect4", constant_net(7, 0.0), 6, plain(alphazero, simulations=12, temp_moves=3),
+    x, pi, z = alphazero.self_play(games.ConnectFour, constant_net(7, 0.0), 6, plain(alphazero, simulations=12, temp_moves=3),
                                    rng)
     assert len(rng.sampled) == 18, "temperature: moves sampled in proportion to the visits for temp_moves moves"
     stones = x.reshape(len(x), -1).sum(axis=1)
@@ -1132,7 +1134,7 @@ def test_temperature_samples_the_first_moves_by_visit_counts():
 def test_the_value_target_is_the_outcome_for_the_player_to_move():
     # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
     # the targets alternate in sign from one position to the next (each seen by the player to move there).
-    x, pi, z = alphazero.self_play("tictactoe", constant_net(9, 0.0), 20, plain(alphazero, simulations=4, temp_moves=9),
+    x, pi, z = alphazero.self_play(games.TicTacToe, constant_net(9, 0.0), 20, plain(alphazero, simulations=4, temp_moves=9),
                                    np.random.default_rng(5))
     stones = x.reshape(len(x), -1).sum(axis=1)
     starts = [i for i in range(len(x)) if stones[i] == 0] + [len(x)]
@@ -1203,8 +1205,8 @@ def test_train_hands_fit_an_adam_with_the_settings_lr_and_weight_decay(module, m
 WORKERS = plumbing.Workers
 
 
-def in_process_workers(n, start):  # n workers' shares of the games, all played in this process: a test sees each
-    workers = WORKERS(1, start)
+def in_process_workers(n, start, known=()):  # n workers' shares of the games, all played in this process: a test
+    workers = WORKERS(1, start, known)  # sees each
     workers.n = n
     return workers
 
@@ -1213,7 +1215,7 @@ def in_process_workers(n, start):  # n workers' shares of the games, all played 
 def test_each_worker_and_each_iteration_plays_its_own_games(module, monkeypatch):
     # Two workers, two iterations: four jobs, each with its own random stream (seed, iteration, worker), so that no
     # two of them play the same games; the same seed again gives the same four.
-    monkeypatch.setattr(games, "Workers", in_process_workers)
+    monkeypatch.setattr(plumbing, "Workers", in_process_workers)
     played, self_play = [], module.self_play
 
     def recording(**job):
@@ -1244,7 +1246,7 @@ def test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector(
     gc.collect()
     gc.disable()
     try:
-        module.self_play("connect4", net, 4, cfg, np.random.default_rng(0))
+        module.self_play(games.ConnectFour, net, 4, cfg, np.random.default_rng(0))
         assert gc.collect() == 0
     finally:
         gc.enable()
@@ -1370,7 +1372,7 @@ def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatc
         answers = iter([name])  # then no more: StopIteration ends the game
         monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
         with pytest.raises(StopIteration):
-            alphazero.play("tictactoe", net, 120, human_first=False, reuse_tree=reuse)
+            alphazero.play(games.TicTacToe, net, 120, human_first=False, reuse_tree=reuse)
         assert starts == [0, expected]
         monkeypatch.setattr(alphazero, "search", search)
     capsys.readouterr()
@@ -1401,8 +1403,8 @@ def live_line_in_worker():  # a Run made inside another run's worker, whose stdo
 def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, monkeypatch):
     # The live line is drawn once a phase has run PROGRESS_AFTER seconds, at most every PROGRESS_EVERY; both 0 here,
     # so it is drawn at every move of self-play (in-process) and every Adam step: 2 iterations of 8 games and 7 steps.
-    monkeypatch.setattr(games, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(games, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(plumbing, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(plumbing, "PROGRESS_EVERY", 0.0)
     cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=7)
     screen = Terminal(True)
     monkeypatch.setattr(sys, "stdout", screen)
@@ -1415,7 +1417,7 @@ def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, mon
         assert f"iteration {it}: 8/8 games over, {positions} moves\033[K" in drawn
         assert [f"iteration {it}: {k}/7 Adam steps\033[K" in drawn for k in range(1, 8)] == [True] * 7
     for tty, after in ((False, 0.0), (True, 1e9)):  # not a terminal; a terminal, but no phase ran long enough
-        monkeypatch.setattr(games, "PROGRESS_AFTER", after)
+        monkeypatch.setattr(plumbing, "PROGRESS_AFTER", after)
         monkeypatch.setattr(sys, "stdout", Terminal(tty))
         module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
         assert sys.stdout.text == ""
@@ -1437,7 +1439,7 @@ def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
     heard = {}
     workers = plumbing.Workers(2, module.start_process)
     try:
-        jobs = [dict(game="tictactoe", net=net, n_games=n, cfg=cfg, rng=np.random.default_rng(k)) for k, n in
+        jobs = [dict(game=games.TicTacToe, net=net, n_games=n, cfg=cfg, rng=np.random.default_rng(k)) for k, n in
                 enumerate((5, 4))]
         parts = workers.map(module.self_play, jobs, lambda k, over, positions: heard.update({k: (over, positions)}))
     finally:
@@ -1679,7 +1681,7 @@ def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
     monkeypatch.setattr("builtins.input", lambda prompt: (_ for _ in ()).throw(EOFError))
     net = module.NumpyNet(zeroed(net_for(module, game, 8)))
     with pytest.raises(EOFError):
-        module.play(game, net, n_simulations, human_first=False)
+        module.play(module.GAMES[game], net, n_simulations, human_first=False)
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.split() == ["move", "prior", "visits", "value"]) + 1
     return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
@@ -1707,7 +1709,7 @@ def test_the_terminal_table_counts_the_visits_kept_before_the_search_adds_to_the
         roots[0].n if roots[0] else 0) or search(states, *a, roots=roots, **k))
     monkeypatch.setattr(games, "show_search", lambda *a: told.append(a[5]) or a[3])
     monkeypatch.setattr(sys, "stdin", io.StringIO("a3\nb3\nc3\na2\nb2\nc2\na1\nb1\nc1\n"))  # the free ones
-    module.play("tictactoe", module.NumpyNet(net_for(module, "tictactoe", 16)), 200, human_first=True, reuse_tree=True)
+    module.play(games.TicTacToe, module.NumpyNet(net_for(module, "tictactoe", 16)), 200, human_first=True, reuse_tree=True)
     assert told == received and told[0] == 0 and max(told) > 0 and all(n < 200 for n in told)
 
 
@@ -1857,7 +1859,7 @@ def test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated():
 
 def test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves():
     net = alphazero.NumpyNet(net_for(alphazero, "tictactoe", 32))
-    x, pi, z = gumbel.self_play("tictactoe", net, 4, plain(gumbel, simulations=4), np.random.default_rng(0))
+    x, pi, z = gumbel.self_play(games.TicTacToe, net, 4, plain(gumbel, simulations=4), np.random.default_rng(0))
     assert np.allclose(pi.sum(axis=1), 1)
     occupied = (x[:, :9] + x[:, 9:]) > 0
     assert (pi[occupied] == 0).all() and set(np.unique(z)) <= {-1.0, 0.0, 1.0}
@@ -1932,7 +1934,7 @@ def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeyp
 
 def test_q_weight_mixes_the_outcome_with_the_searchs_value():
     def run(w):
-        return alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 20, plain(
+        return alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.0), 20, plain(
             alphazero_plus, simulations=30, temp_moves=9, q_weight=w), np.random.default_rng(0))
     (x, pi, z), (x1, pi1, q), (x3, pi3, z3) = run(0.0), run(1.0), run(0.3)
     assert (x == x1).all() and (x == x3).all() and (pi == pi1).all()  # the weight changes the targets, not the games
@@ -2023,7 +2025,7 @@ def test_conv_numpy_forward_equals_torch(module, game):
 
 def test_random_openings_start_games_from_every_first_move():
     rng = np.random.default_rng(0)
-    x, _, _ = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 90, plain(
+    x, _, _ = alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.0), 90, plain(
         alphazero_plus, simulations=2, temp_moves=0, random_openings=1.0), rng)
     stones = x.reshape(len(x), 2, 9).sum(axis=(1, 2))
     assert stones.min() == 1  # no game was searched from the empty board
@@ -2044,7 +2046,7 @@ def test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_ever
             assert not any(s.is_over() for s in states)
         return search(states, *args, **kwargs)
     monkeypatch.setattr(alphazero_plus, "search", first_search)
-    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 400, plain(
+    alphazero_plus.self_play(games.ConnectFour, constant_net(7, 0.0), 400, plain(
         alphazero_plus, simulations=1, temp_moves=0, random_openings=0.3, opening_moves=12), np.random.default_rng(5))
     started = [n for n in starts if n > 0]
     assert len(starts) == 400 and 120 - 3 * 9.2 < len(started) < 120 + 3 * 9.2
@@ -2061,7 +2063,7 @@ def test_playout_cap_keeps_that_fraction_of_moves_as_examples_searched_in_full()
         roots = search(states, net, n, *args, **kwargs)
         visits.extend([n] * len(roots))
         return roots
-    args = ("connect4", constant_net(7, 0.0), 100)
+    args = (games.ConnectFour, constant_net(7, 0.0), 100)
     x_all, _, _ = alphazero_plus.self_play(*args, plain(alphazero_plus, simulations=12, temp_moves=0),
                                            np.random.default_rng(2))
     with pytest.MonkeyPatch.context() as m:
@@ -2077,7 +2079,7 @@ def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_exam
     # 6 Connect Four games, 3 moves sampled by visits in each (18), though only about 0.4 of the moves are kept as
     # examples: counting the examples kept instead would sample far more than 3 a game
     rng = CountingRng(5)
-    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 6, plain(
+    alphazero_plus.self_play(games.ConnectFour, constant_net(7, 0.0), 6, plain(
         alphazero_plus, simulations=6, temp_moves=3, full_fraction=0.4, fast_simulations=3), rng)
     assert len(rng.sampled) == 18
 
@@ -2097,7 +2099,7 @@ def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_leg
     monkeypatch.setattr(alphazero_plus, "search", recording)
     monkeypatch.setattr(games.ConnectFour, "play", checked)
     cfg = plain(alphazero_plus, simulations=7, temp_moves=0, full_fraction=0.5, fast_simulations=2, random_moves=0.5)
-    alphazero_plus.self_play("connect4", constant_net(7, 0.0), 20, cfg, np.random.default_rng(1))
+    alphazero_plus.self_play(games.ConnectFour, constant_net(7, 0.0), 20, cfg, np.random.default_rng(1))
     assert {(7, True), (2, False)} == set(searches)
 
 
@@ -2108,7 +2110,7 @@ def test_a_playout_cap_that_keeps_no_position_trains_on(tmp_path):
     # training (tried from 0; seed 0 keeps 3 positions in iteration 1, so its window is never empty): iteration 1's
     # two shares of 5 games keep no position at all, its line says 0 and nan, and iteration 2 keeps one and trains.
     cfg = plain(alphazero_plus, simulations=4, temp_moves=0, full_fraction=0.01, fast_simulations=2)
-    x, pi, z = alphazero_plus.self_play("tictactoe", constant_net(9, 0.0), 1, cfg, np.random.default_rng(3))
+    x, pi, z = alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.0), 1, cfg, np.random.default_rng(3))
     assert (x.shape, pi.shape, z.shape) == ((0, 18), (0, 9), (0,))
     lines = []
     cfg = alphazero_plus.settings("tictactoe", iterations=2, games=10, simulations=4, steps=2, full_fraction=0.01,
@@ -2134,7 +2136,7 @@ def test_random_moves_play_that_fraction_of_moves_uniformly_and_keep_every_posit
     # 4 is open go elsewhere (a standard error of sqrt(0.3 * 0.7 / N) over N such moves); with 0, none does.
     sure = lambda x: (np.where(np.arange(7) == 3, 8.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
     for p in (0.0, 0.35):
-        x, _, _ = alphazero_plus.self_play("connect4", sure, 80, plain(
+        x, _, _ = alphazero_plus.self_play(games.ConnectFour, sure, 80, plain(
             alphazero_plus, simulations=3, temp_moves=0, noise=0.0, random_moves=p), np.random.default_rng(4))
         open_moves = [column for column, open_ in moves_of(x) if open_]
         elsewhere = sum(column != 3 for column in open_moves) / len(open_moves)
@@ -2146,7 +2148,7 @@ def test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were
     # The label changes, not the games: the same positions and values, and each label a distribution on the legal
     # moves that differs from the visits' share somewhere.
     cfg = plain(alphazero_plus, simulations=12, temp_moves=9)
-    (x, pi, z), (x1, pi1, z1) = (alphazero_plus.self_play("tictactoe", constant_net(9, 0.1), 10, dict(
+    (x, pi, z), (x1, pi1, z1) = (alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.1), 10, dict(
         cfg, target=target), np.random.default_rng(3)) for target in ("visits", "improved"))
     assert (x == x1).all() and (z == z1).all() and np.allclose(pi1.sum(axis=1), 1)
     assert (pi1[x.reshape(-1, 2, 9).sum(axis=1) > 0] == 0).all() and not np.allclose(pi, pi1)
@@ -2293,7 +2295,7 @@ def test_a_proven_roots_value_target_is_its_exact_value():
     # root is proven at its expansion (a child ends the game), and the search stops there: the target is exactly
     # +1 for the player to move, where the average of the visits would be the network's 0.0 here.
     cfg = plain(alphazero_plus, simulations=20, temp_moves=0, solver=1, q_weight=1.0)
-    x, _, z = alphazero_plus.self_play("connect4", constant_net(7, 0.0), 12, cfg, np.random.default_rng(2))
+    x, _, z = alphazero_plus.self_play(games.ConnectFour, constant_net(7, 0.0), 12, cfg, np.random.default_rng(2))
     stones = x.reshape(len(x), -1).sum(axis=1)
     last = [i for i in range(len(x)) if i + 1 == len(x) or stones[i + 1] <= stones[i]]  # each game's last position
     decisive = [i for i in last if stones[i] < 41]  # (a game that filled the board may be a draw)
@@ -2308,9 +2310,9 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
     used, after, start = {}, {}, alphazero_plus.Run.start
 
-    def recording(run, fn, it, job):  # the first layer's weights of the network each iteration's games get
-        used[it] = job["net"].w1.copy()
-        return start(run, fn, it, job)
+    def recording(run, fn, game, net, n_games, cfg, seed):  # the first layer's weights of the network each
+        used[seed[1]] = net.w1.copy()  # iteration's games get (seed: the run's seed, the iteration)
+        return start(run, fn, game, net, n_games, cfg, seed)
     monkeypatch.setattr(alphazero_plus.Run, "start", recording)
     lines = []
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
