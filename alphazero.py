@@ -28,9 +28,8 @@ import torch
 
 import games
 
-class Setting(NamedTuple):
-    """A setting, and its flag: the default; for a number, its lowest and highest values; what it means (--help);
-    for a word, the words it takes."""
+
+class Setting(NamedTuple):  # a setting and its flag: default, a number's low and high, meaning (--help), choices
     default: object
     low: object = None
     high: object = None

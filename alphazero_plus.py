@@ -1,11 +1,8 @@
-"""AlphaZero, going further: alphazero.py plus twelve changes that the lab's questions led to, each a flag (SETTINGS
-and --help say what each does): the value target mixed with the search's value (--q-weight), random openings and
-random moves in self-play (--random-openings, --random-moves), a falling or cycling step size (--lr-final,
---lr-cycle), a convolutional network (--net conv), games played while the network trains (--pipeline), MCTS-solver
-(--solver), playout cap randomisation (--full-fraction), gumbel.py's policy label (--target improved), position
-averaging (--average) and a replay window that grows (--window-start).
-Its Connect Four defaults are the strong player's recipe (FURTHER.md says why each); its tic-tac-toe defaults are
-the lab's plus a quarter of random openings, which left fewer blind spots at each of 3 seeds at no cost elsewhere.
+"""AlphaZero, going further: alphazero.py plus twelve changes that the lab's questions led to, each a flag (--help
+says what each does, FURTHER.md why): --q-weight, --random-openings, --random-moves, --lr-final, --lr-cycle, --net
+conv, --pipeline, --solver, --full-fraction, --target improved, --average and --window-start. Its Connect Four
+defaults are the strong player's recipe; its tic-tac-toe defaults are the lab's plus a quarter of random openings,
+which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 
     python alphazero_plus.py --game connect4                  # the strong player (see the README), connect4_plus.pt
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal
@@ -29,9 +26,8 @@ import torch
 
 import games
 
-class Setting(NamedTuple):
-    """A setting, and its flag: the default; for a number, its lowest and highest values; what it means (--help);
-    for a word, the words it takes."""
+
+class Setting(NamedTuple):  # a setting and its flag: default, a number's low and high, meaning (--help), choices
     default: object
     low: object = None
     high: object = None
@@ -339,14 +335,13 @@ def choose_move(state, net, n_simulations, solver=False):
 
 
 def self_play(game, net, n_games, cfg, rng, on_move=None):
-    """Play n_games side by side, both sides searching with the settings cfg; return the examples (x, pi, z): each
-    position seen by the player to move, its visit distribution, and the game's outcome for that player (with
-    --q-weight w, mixed with the search's value q of the position: (1 - w) z + w q, less noisy than one result).
-    game: the game's class (its constructor gives the start position).
-    --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and becomes an
-    example with probability f; the others get a cheap search of fast_simulations, without noise, and only move.
-    --random-moves p: a move is uniformly random with probability p, its position searched and kept all the same,
-    so that the opponent meets positions random games reach (a win left in one, say). on_move(games over,
+    """Play n_games of `game` (its class) side by side, both sides searching with the settings cfg; return the
+    examples (x, pi, z): each position seen by the player to move, its visit distribution, and the game's outcome for
+    that player (with --q-weight w, mixed with the search's value q of the position: (1 - w) z + w q, less noisy than
+    one result). --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and
+    becomes an example with probability f; the others get a cheap search of fast_simulations, without noise, and only
+    move. --random-moves p: a move is uniformly random with probability p, its position searched and kept all the
+    same, so that the opponent meets positions random games reach (a win left in one, say). on_move(games over,
     positions so far), if given, is told before each move (for a progress line)."""
     states = [game() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
@@ -486,27 +481,24 @@ def fit(net, optimizer, data, steps, batch, rng, on_step=None, cycle=False):
 
 
 def one_cycle(step, steps, low=0.1):
-    """--lr-cycle 1, a 1cycle (Smith 2018; Oracle's Connect Four AlphaZero used one), here within each iteration: the
-    factor on the step size of Adam step `step` of `steps`, rising linearly from `low` (the cycle's first and last
-    step size, as a fraction of its peak) to the peak mid-way and falling back, its mean 1 over an even number of
-    steps (the peak: 2 / (1 + low), about 1.8)."""
+    """--lr-cycle 1, a 1cycle (Smith 2018) within each iteration: the factor on Adam step `step` of `steps`'s size,
+    rising linearly from `low` (as a fraction of the peak) to the peak, 2 / (1 + low), mid-way and falling back: its
+    mean is 1 over an even number of steps."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
     return (low + (1 - low) * (1 - abs(2 * x - 1))) * 2 / (1 + low)
 
 
 def step_size(cfg, it):
-    """Adam's step size at iteration `it`: lr throughout, or with --lr-final falling geometrically to lr_final at the
-    last iteration (big steps while the data changes fast, small ones to settle at the end). The fall is planned over
-    cfg's iterations: a --resume to more iterations plans it anew, and the step size rises to that plan."""
+    """Adam's step size at iteration `it`: lr, or with --lr-final falling geometrically to lr_final at the last of
+    cfg's iterations (a --resume to more plans the fall anew, and the step size rises to that plan)."""
     if cfg["lr_final"] is None or cfg["iterations"] == 1:
         return cfg["lr"]
     return cfg["lr"] * (cfg["lr_final"] / cfg["lr"]) ** ((it - 1) / (cfg["iterations"] - 1))
 
 
 def window_size(cfg, it):
-    """The iterations whose games the network trains on at iteration `it`: the last `window`, or with --window-start N
-    a window that grows (as AlphaZero.jl's buffer does), max(N, it / 2 rounded up) up to `window`: a weak network's
-    first games leave the window sooner."""
+    """How many iterations' games the network trains on at iteration `it`: `window`, or with --window-start N one that
+    grows as AlphaZero.jl's does, max(N, it / 2 rounded up) up to `window`, so a weak network's games leave sooner."""
     return min(cfg["window"], max(cfg["window_start"] or cfg["window"], (it + 1) // 2))
 
 

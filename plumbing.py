@@ -225,7 +225,7 @@ PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the f
 class Run:
     """What a trainer's train() is handed: worker processes, --resume, the checkpoint and its CSV, the clock, the log,
     the live line, a clean end. Each trainer's Run is this with its own start_process, save and load, its name
-    (`algorithm`) and its plain settings (`plain`: its SETTINGS' defaults, no game's own)."""
+    (`algorithm`), its plain settings (`plain`: its SETTINGS' defaults, no game's own) and its `games` (GAMES)."""
 
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
         self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
