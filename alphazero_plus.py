@@ -11,10 +11,11 @@ which left fewer blind spots at each of 3 seeds at no cost elsewhere.
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); stop signals
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
-    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
+        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import gc
 import io
 import math
@@ -162,9 +163,8 @@ def puct_score(child, sqrt_n, c_puct):
 
 def mark_ends(node, state, value, solver=1):
     """MCTS-solver at an expansion: a finished game's value is exact, and so is each move's that ends the game (a
-    win for whoever plays it, or a draw), looked at one move ahead whatever its prior; they may prove the node.
-    solver 2 looks a move further, as Pons' solver keeps to non-losing moves: a move after which the opponent wins at
-    once is lost, so it is searched no more, and a position whose every move is such (two open threats) is lost."""
+    win for its mover, or a draw), seen one move ahead whatever its prior; they may prove the node. solver 2 looks a
+    move further, as Pons' solver keeps to non-losing moves: a move after which the opponent wins at once is lost."""
     if not node.children:
         node.proven = -value  # the game is over here: value is its exact outcome for the player to move
         return

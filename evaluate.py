@@ -11,10 +11,11 @@ Going further than the documents (the exact Connect Four solver, the five questi
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); stop signals
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
-    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
+        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import argparse
 import dataclasses
 import functools
@@ -803,7 +804,6 @@ def plot_part_3a(r):
     left.legend(fontsize="small")
     fig.suptitle("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 seeds (outlines: "
                  "the lab's)")
-    fig.tight_layout()
     return {"lab_part_3a": fig}
 
 
@@ -826,19 +826,20 @@ def plot_runs(paths):
     """One figure for training runs' CSV files (train writes one beside each checkpoint): the losses and the
     seconds of each iteration, a line per run."""
     plt = pyplot()
-    fig, (losses, seconds) = plt.subplots(1, 2, figsize=(11, 4.2))
+    fig, (losses, seconds) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw=dict(wspace=0.3))
     for k, path in enumerate(paths):
         rows = read_run(path)
         its = [row["iteration"] for row in rows]
-        name = run_label(path)
-        losses.plot(its, [row["value_loss"] for row in rows], "--", color=f"C{k}", label=f"{name}: value")
-        losses.plot(its, [row["policy_loss"] for row in rows], "-", color=f"C{k}", label=f"{name}: policy")
-        seconds.plot(its, [row["self_play_s"] for row in rows], "-", color=f"C{k}", label=f"{name}: self-play")
-        seconds.plot(its, [row["training_s"] for row in rows], ":", color=f"C{k}", label=f"{name}: training")
-    losses.set(xlabel="iteration", ylabel="loss (averaged over the iteration's Adam steps)")
-    seconds.set(xlabel="iteration", ylabel="seconds")
-    losses.legend(fontsize="small")
-    seconds.legend(fontsize="small")
+        style = dict(color=f"C{k}", **({"marker": "o"} if len(rows) == 1 else {}))  # one row: a point, not a line
+        losses.plot(its, [row["value_loss"] for row in rows], "--", label=run_label(path), **style)
+        losses.plot(its, [row["policy_loss"] for row in rows], "-", **style)
+        seconds.plot(its, [row["self_play_s"] for row in rows], "-", **style)
+        seconds.plot(its, [row["training_s"] for row in rows], ":", **style)
+    losses.set(xlabel="iteration", ylabel="loss per Adam step: value - -, policy ---")
+    seconds.set(xlabel="iteration", ylabel="seconds: self-play ---, training ...")
+    for ax in (losses, seconds):  # iterations are whole numbers
+        ax.xaxis.get_major_locator().set_params(integer=True)
+    fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), fontsize="small")  # below, clear of the axes' labels
     fig.suptitle("Training runs: " + ", ".join(os.path.basename(p) for p in paths))
     return fig
 
@@ -858,6 +859,8 @@ def run_label(path):
 def read_run(path):
     """A training run's CSV: a dict of numbers per iteration; ValueError in one line for a file of another shape."""
     import csv
+    if plumbing.not_a_file(path):  # a FIFO would block: never opened
+        raise ValueError(f"cannot read {path}: it is {plumbing.not_a_file(path)}, not a file")
     try:
         with open(path) as f:
             rows = list(csv.DictReader(f))
@@ -1071,14 +1074,18 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             save_figures({os.path.splitext(name)[0]: plot_runs(args.plot_run)}, folder)
             print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}")
             sys.exit(0)
+        mine = f"JSON {os.path.basename(sys.argv[0])} wrote"  # only the same script's JSON is replaced
         writable(args.json)
+        if plumbing.not_a_file(args.json):
+            raise ValueError(f"{args.json} is {plumbing.not_a_file(args.json)}, not a file: choose another --json")
         held = plumbing.holds(args.json, lambda path: alphazero.load(path, as_net=False))
-        if held not in ("nothing", "JSON these scripts wrote"):  # only its own kind is replaced
-            raise ValueError(f"{args.json} holds {held}, not JSON these scripts wrote: choose another --json")
+        if held not in ("nothing", mine):
+            raise ValueError(f"{args.json} holds {held}, not {mine}: choose another --json")
         if args.checkpoint is not None:
             alphazero.load(args.checkpoint, as_net=False)
         if check:
             check(args)
+        plumbing.lock(args.json, "--json")  # a second run onto it is refused, naming this one's process
     except (ValueError, OSError) as e:
         parser.error(str(e))
     for sig in plumbing.STOPS:
@@ -1114,13 +1121,14 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         POOL.close()
         finished = [part for part in results if part in seconds]
         saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished and plumbing.holds(
-            args.json) == "JSON these scripts wrote" else "nothing written"  # (a folder gone takes the JSON too)
+            args.json) == mine else "nothing written"  # (a folder gone takes the JSON too)
         if isinstance(e, ValueError):
             sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
         os.write(2, f"{chr(10) * sys.stderr.isatty()}interrupted; {saved}\n".encode())  # (a new line after ^C)
         os._exit(e.status)  # at once: no exit handler waits for anything
     finally:
         POOL.close()
+        plumbing.release(args.json)
     plumbing.ignore_stops()  # the work is over: the last line comes whatever signal follows
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
 

@@ -12,10 +12,11 @@ lab's five "Going further" questions answered by measurement, and the strong pla
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); Ctrl-C: 'interrupted', 130
+if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); stop signals
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
         os.environ.setdefault(_var, "1")
-    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
+        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import dataclasses
 import functools
 import math
@@ -405,6 +406,8 @@ def solve_listed(task):
 def read_positions(path):
     """The lines of a positions file ("MOVES SCORE ..." after the comments); ValueError in one line, naming the line,
     for a file that cannot be read or a line of another shape."""
+    if plumbing.not_a_file(path):  # a FIFO would block: never opened
+        raise ValueError(f"cannot read the positions file {path}: it is {plumbing.not_a_file(path)}, not a file")
     try:
         numbered = [(i, line) for i, line in enumerate(open(path), 1) if line.strip() and not line.startswith("#")]
     except (OSError, UnicodeDecodeError) as e:
@@ -817,13 +820,10 @@ def part_recipe(args):
                    ["iteration", "seconds", *truths, v_uct, *errors], rows)
     trained, limit = t1 - t0, RECIPE_RATIO * lab_seconds
     deepest = list(bench)[-1]  # search with the most simulations: 600 (20 with --quick)
-    bars = [evaluate.Check(f"{deepest} on {s}: at most AlphaZero.jl's {THEIRS['AlphaZero.jl, MCTS-600'][s]:.1%} errors",
-                           bench[deepest][s], THEIRS["AlphaZero.jl, MCTS-600"][s],
-                           bench[deepest][s] <= THEIRS["AlphaZero.jl, MCTS-600"][s]) for s in SETS]
-    bars += [evaluate.Check(f"policy on {s}: at most minimax depth 5's {THEIRS['minimax depth 5'][s]:.1%} errors",
-                            bench["policy"][s], THEIRS["minimax depth 5"][s],
-                            bench["policy"][s] <= THEIRS["minimax depth 5"][s])
-             for s in SETS]
+    bars = [evaluate.Check(f"{player} on {s}: errors in %, at most {whose}'s", round(100 * bench[player][s], 1),
+                           round(100 * THEIRS[key][s], 1), bench[player][s] <= THEIRS[key][s])
+            for player, whose, key in ((deepest, "AlphaZero.jl", "AlphaZero.jl, MCTS-600"),
+                                       ("policy", "minimax depth 5", "minimax depth 5")) for s in SETS]
     bars += [evaluate.Check(f"{v_uct} >= 0.95 over {sizes.v_uct} games", final[v_uct], 0.95, final[v_uct] >= 0.95),
              evaluate.Check(f"training <= {RECIPE_RATIO} x the lab's Part 2 training ({lab_seconds:.0f} s)",
                             round(trained), round(limit), trained <= limit)]
@@ -963,13 +963,18 @@ def add_arguments(parser):
 
 def check(args):
     """Before any work: the positions file is readable and of the right shape, and where --part recipe saves its
-    network holds nothing, or a checkpoint of these scripts (see plumbing.holds)."""
+    network holds nothing, or a network the recipe saved before (see plumbing.holds), never another training."""
     read_positions(args.c4_positions)
-    held = plumbing.holds(recipe_path(args), lambda path: alphazero_plus.load(path, as_net=False))
+    path = recipe_path(args)
+    held = plumbing.holds(path, lambda path: alphazero_plus.load(path, as_net=False))
+    if held == "a checkpoint of these scripts":  # the recipe's own: alphazero_plus's network, without Adam's state
+        ckpt = alphazero_plus.load(path, as_net=False)
+        if "optimizer" in ckpt or ckpt.get("algorithm") != "alphazero_plus":
+            held = f"a training of {ckpt.get('algorithm', 'alphazero')}.py, not a network the recipe saved"
     if args.part in (None, "all", "recipe") and not args.checkpoint and held not in ("nothing", "a checkpoint of "
                                                                                       "these scripts"):
-        raise ValueError(f"{recipe_path(args)}, where --part recipe saves its network, holds {held}: choose another "
-                         f"--json (the network is saved beside it)")
+        raise ValueError(f"{path}, where --part recipe saves its network, holds {held}: choose another --json (the "
+                         f"network is saved beside it)")
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)

@@ -102,17 +102,29 @@ def lacks(game, *protocols):
 def check_network_game(name, game, *optional):
     """Before any training, in one line (ValueError): the game class has every name the trainers call (NetworkGame,
     and the optional protocols its settings use), and its start position keeps the contract where a mistake would
-    fail deep inside self-play: legal moves are integers below n_actions, encode() is float32 of encoding_size."""
+    fail deep inside self-play: legal moves are integers below n_actions, encode() is float32 of encoding_size, and
+    so is encode_many([state]), called on the class as the search calls it."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
         mirror = " (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(missing) else ""
         board = " (--net conv needs the board's shape)" if "board_shape" in missing else ""
-        raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py{mirror}{board}")
+        attributes = [a for a in ("n_actions", "encoding_size", "board_shape") if a in missing]
+        on_class = f" ({', '.join(attributes)}: on the class, not set in __init__)" if attributes else ""
+        raise ValueError(f"the game {name} has no {', '.join(missing)}{on_class}: see the contract in games.py"
+                         f"{mirror}{board}")
     state = game()
     x, moves = np.asarray(state.encode()), state.legal_moves()
     if x.dtype != np.float32 or x.shape != (game.encoding_size,):
         raise ValueError(f"the game {name}'s encode() gives {x.dtype} of shape {x.shape}, not float32 of shape "
                          f"({game.encoding_size},) as its encoding_size says")
+    try:  # as the search calls it: on the class, with a list of states
+        batch = np.asarray(game.encode_many([state]))
+    except TypeError as e:
+        raise ValueError(f"the game {name}'s encode_many fails as the search calls it, {name}.encode_many([state]) "
+                         f"({e}): it must be a @staticmethod") from None
+    if batch.dtype != np.float32 or batch.shape != (1, game.encoding_size):
+        raise ValueError(f"the game {name}'s encode_many([state]) gives {batch.dtype} of shape {batch.shape}, not "
+                         f"float32 of shape (1, {game.encoding_size})")
     if not moves or not all(isinstance(m, (int, np.integer)) and 0 <= m < game.n_actions for m in moves):
         raise ValueError(f"the game {name}'s start position has the moves {moves[:10]}: it needs some, each an integer "
                          f"from 0 to n_actions - 1 = {game.n_actions - 1}")
@@ -614,8 +626,10 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
     played first, then the most visited; the played and the proven ones marked) and return its move. kept: the
     visits a subtree kept from the last search brought; proven(child): the exact value of a child proven by
     MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
-    print((f"the agent searched {n_simulations} simulations" + (f" on the {kept} visit{'s' * (kept > 1)} it kept"
-                                                                if kept else "") +
+    made = root.n - max(kept, 1)  # the simulations this search made (a new root's expansion counts one visit)
+    stopped = f" of {n_simulations}" if made < n_simulations else ""  # (the solver stops at a proof)
+    print((f"the agent searched {made}{stopped} simulations" + (f" on the {kept} visit{'s' * (kept > 1)} it kept"
+                                                                 if kept else "") +
            ":") if n_simulations else "the raw policy (no search):")
     if proven(root) is not None:  # (the root's value is for the player who moved into it: the human)
         print(f"the position is a proven {WORDS[-proven(root)]} for the agent: the search stopped when it knew")
@@ -623,7 +637,7 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
     total = sum(ch.n for ch in root.children)
     for ch in sorted(root.children, key=lambda ch: (ch.move != move, -ch.n, -ch.prior)):  # the move played first
         value_here = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
-        share = ch.n / total if total else ch.prior  # of the visits, or of the policy with no search
+        share = ch.n / total if total else 0.0  # the bars are the visits: none with no search
         marks = (["proven " + WORDS[proven(ch)]] if proven(ch) is not None else []) + ["played"] * (ch.move == move)
         print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value_here}  {'#' * round(40 * share)}"
               + "".join(f"  {mark}" for mark in marks))

@@ -6,8 +6,9 @@
 import os
 import signal
 
-if __name__ == "__main__":  # Ctrl-C ends in one line from the first moment, while the imports below still load
-    signal.signal(signal.SIGINT, lambda *_: os._exit(os.write(2, b"\ninterrupted\n") and 130))
+if __name__ == "__main__":  # a stop signal ends in one line from the first moment
+    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
+        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import argparse
 import math
 import random

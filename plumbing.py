@@ -10,6 +10,7 @@ the settings' checks and the command line made from them; the argparse types of 
 """
 import argparse
 import contextlib
+import fcntl
 import importlib
 import math
 import multiprocessing
@@ -18,6 +19,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import sys
 import threading
 import time
@@ -25,6 +27,9 @@ import traceback
 import warnings
 
 import numpy as np
+
+np.finfo(np.float32), np.finfo(np.float64)  # worked out once, on first use: now, since numpy 2.2 warns when it meets
+# denormals flushed (the trainers' start_process flushes them)
 
 # ----------------------------------------------------------------------------------------------------------------
 # Signals: each of STOPS ends a run in one line, with nothing left running
@@ -93,6 +98,9 @@ def serve(pipe, start, parent, known=()):
         signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
     threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
+    for fd in LOCKS.values():  # the main process's locks are its own: they go when it goes
+        os.close(fd)
+    LOCKS.clear()
     start()
     with contextlib.suppress(EOFError, BrokenPipeError):  # the main process is done with it
         while True:
@@ -112,7 +120,11 @@ def serve(pipe, start, parent, known=()):
 
 POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
 START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)  # on Linux a worker starts
-# as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14
+# as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14. Python
+# 3.12+ warns of a fork in a process that has threads (a notebook's, a test's): a lock one of them held at the fork
+# stays held in the copy. A worker takes none of their locks: it runs serve alone (the pipe, numpy, torch in one
+# thread), and a test trains with workers started beside threads busy in numpy and torch.
+FORK_WITH_THREADS = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
 
 
 class Workers:
@@ -129,7 +141,9 @@ class Workers:
             for _ in range(n if n > 1 else 0):
                 here, there = START.Pipe()
                 process = START.Process(target=serve, args=(there, start, os.getpid(), self.known), daemon=True)
-                process.start()
+                with warnings.catch_warnings():  # (see START)
+                    warnings.filterwarnings("ignore", FORK_WITH_THREADS, DeprecationWarning)
+                    process.start()
                 there.close()  # the worker's end is the worker's alone: its death reads here as the end of its pipe
                 self.processes.append(process)
                 self.pipes.append(here)
@@ -307,12 +321,14 @@ class Run:
         self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
         self.line.clear()
         if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
-            self.save(net, self.out, self.game, optimizer, it, cfg)
-            self.saved = it
+            with shielded():  # a stop signal meanwhile is handled once the save is counted
+                self.save(net, self.out, self.game, optimizer, it, cfg)
+                self.saved = it
             add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
                     f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
-                 f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                 + (f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
+                    if not math.isnan(value_loss) else "no position kept yet: no Adam step  ") +
                  f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
@@ -322,49 +338,100 @@ class Run:
             self.workers.close()
             release(self.out)
             self.restore()
-        if not self.out or not isinstance(error, (Stopped, BrokenPipeError, Fault)):
+        if not self.out or error is None:
             return
         # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
-        held = f"{self.out} holds iteration {self.saved}: add --resume to go on" if self.saved else "nothing saved"
-        if isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
+        done = self.saved == self.cfg["iterations"] if hasattr(self, "cfg") else False
+        held = (f"{self.out} is gone: nothing saved there" if self.saved and not os.path.isfile(self.out) else
+                f"{self.out} holds iteration {self.saved}" + (", the last" if done else ": add --resume to go on")
+                if self.saved else "nothing saved")
+        if isinstance(error, BrokenPipeError) and done:  # the reader went after the last line: the work is done
+            error.status, error.note = 0, None
+        elif isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
             raise type(error)(f"{error}; {held}") from None
-        error.note = f"interrupted at iteration {self.saved + 1}; {held}"
+        elif isinstance(error, (Stopped, BrokenPipeError)):
+            error.note = f"interrupted at iteration {self.saved + 1}; {held}" if not done else f"stopped; {held}"
+        elif hasattr(error, "add_note"):  # another exception (one's own game's, say): its traceback ends with this
+            error.add_note(f"({held})")
 
 
 def claim(path, fresh, read):
-    """Before a training writes `path` and its CSV beside it, refuse in one line: a path that cannot be written, that
-    a live training writes (PATH.lock holds its process id), that holds anything but this project's own kind (a
-    checkpoint read accepts, a CSV with a training's header) or, for a fresh training, a training at all: a finished
-    run is never replaced unless asked (--replace). Then PATH.lock is this process's."""
-    try:
-        other = int(open(f"{path}.lock").read())
-        os.kill(other, 0)  # no error: that process is alive
-    except (OSError, ValueError):
-        other = None
-    if other:
-        raise ValueError(f"{path} is being written by another training, process {other}: choose another --out")
+    """Before a training writes `path` and its CSV beside it, refuse in one line: a path that a live run writes (see
+    lock), that cannot be written, that is no file (a folder, a FIFO, a device: never opened, never replaced), that
+    holds anything but this project's own kind (a checkpoint read accepts, a CSV with a training's header) or, for a
+    fresh training, a training at all: a finished run is never replaced unless asked (--replace). Then path is this
+    process's until release(path)."""
     csv = os.path.splitext(path)[0] + ".csv"
     if csv == path:
         raise ValueError(f"cannot write the checkpoint {path!r}: its CSV, written beside it, would be the same file: "
                          f"choose a name that does not end in .csv")
     if not path or os.path.isdir(path):
         raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
-    if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
-        raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another --out")
-    if holds(csv) not in ("nothing", "a training's CSV"):
-        raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
-                         f"another --out")
-    if fresh and holds(path, read) != "nothing":
-        raise ValueError(f"{path} holds a training already: add --resume to go on with it, choose another --out, "
-                         f"or add --replace to start afresh over it")
-    if fresh and holds(csv) != "nothing":
-        raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
-                         f"--out, or add --replace to start afresh over it")
+    lock(path, "--out")
     try:
-        with open(f"{path}.lock", "w") as f:
-            f.write(str(os.getpid()))
-    except OSError as e:
-        raise ValueError(f"cannot write the checkpoint {path}: {e.strerror}") from None
+        for p in (path, csv):
+            if not_a_file(p):
+                raise ValueError(f"{p} is {not_a_file(p)}, not a file: choose another --out")
+        if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
+            raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another "
+                             f"--out")
+        if holds(csv) not in ("nothing", "a training's CSV"):
+            raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
+                             f"another --out")
+        if fresh and holds(path, read) != "nothing":
+            raise ValueError(f"{path} holds a training already: add --resume to go on with it, choose another --out, "
+                             f"or add --replace to start afresh over it")
+        if fresh and holds(csv) != "nothing":
+            raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
+                             f"--out, or add --replace to start afresh over it")
+    except BaseException:
+        release(path)
+        raise
+
+
+LOCKS = {}  # path: this process's open PATH.lock, held (see lock); a worker closes its copies as it starts
+
+
+def lock(path, flag):
+    """Make path this process's, in one step that two runs cannot both win: an flock on PATH.lock, which the system
+    lets go when the process ends, however it ends (so a lock left by a dead process, or naming a process id now
+    reused, is taken over); the file holds this process's id, for the refusal. A live run's lock: ValueError in one
+    line, naming the lock, its process and what to do (flag: the option that chose the path)."""
+    name = f"{path}.lock"
+    while True:
+        if not_a_file(name):
+            raise ValueError(f"{name}, the lock beside {path}, is {not_a_file(name)}: remove it, or choose another "
+                             f"{flag}")
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise ValueError(f"cannot write {path}: {e.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            other = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise ValueError(f"{path} is being written by another run, process {other} (it holds the lock {name}): "
+                             f"wait for it to end, or choose another {flag}") from None
+        with contextlib.suppress(OSError):
+            if os.stat(name).st_ino == os.fstat(fd).st_ino:  # (not a lock file removed as its run ended)
+                break
+        os.close(fd)
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    LOCKS[path] = fd
+
+
+def not_a_file(path):
+    """What stands at path, in words, if it is there and is no regular file ("a FIFO", "a character device"); else
+    None. Such a path is never opened (a FIFO would block) nor written by a rename (a device would be replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((words for test, words in kinds if test(mode)), "not a regular file")
 
 
 RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header
@@ -373,7 +440,10 @@ RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n" 
 def holds(path, read=None):
     """What the file at path holds, in a few words (for a refusal to write over it): nothing (no file, or an empty
     one), a checkpoint of these scripts (read, a trainer's load, finds its game, size and weights), a training's
-    CSV, JSON these scripts wrote (with WRITTEN_BY), or other JSON, text or data."""
+    CSV, JSON a script of these wrote ("JSON evaluate.py wrote", from WRITTEN_BY), other JSON, text or data; what
+    stands there if it is no file ("a FIFO", see not_a_file), never opened."""
+    if not_a_file(path):
+        return not_a_file(path)
     try:
         with open(path, "rb") as f:
             head = f.read(1 << 16)
@@ -393,8 +463,9 @@ def holds(path, read=None):
         return "a checkpoint of these scripts"
     if head.startswith(RUN_CSV.encode()):
         return "a training's CSV"
-    if head.lstrip()[:1] == b"{" and f'"{WRITTEN_BY}": '.encode() in head[:200]:
-        return "JSON these scripts wrote"
+    whose = re.search(f'"{WRITTEN_BY}": "([^"]*)"'.encode(), head[:200]) if head.lstrip()[:1] == b"{" else None
+    if whose:
+        return f"JSON {whose[1].decode(errors='replace')} wrote"
     try:
         head.decode()
         return "JSON" if head.lstrip()[:1] in (b"{", b"[") else "text"
@@ -405,10 +476,12 @@ def holds(path, read=None):
 WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
 
 
-def release(path):  # the end of claim(path): its lock removed (None: no path was claimed), if it can be
-    if path is not None:
-        with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a dead process's lock is
-            os.remove(f"{path}.lock")       # no lock (see claim)
+def release(path):  # the end of claim(path) or lock(path): its lock let go and removed, if it can be
+    fd = LOCKS.pop(path, None)
+    if fd is not None:
+        with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a lock no process holds is
+            os.remove(f"{path}.lock")       # no lock (see lock)
+        os.close(fd)
 
 
 def write_atomic(path, data):
@@ -563,6 +636,8 @@ def read_checkpoint(path, read, game=None, known=()):
     in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else; then
     a ValueError for a checkpoint of a game other than `game` (if given), or of one not in `known` (a trainer's
     GAMES)."""
+    if not_a_file(path) and not os.path.isdir(path):
+        raise NotACheckpoint(f"{path} is {not_a_file(path)}, not a checkpoint")
     try:
         with warnings.catch_warnings():  # (torch warns of a file before it refuses it: the refusal is the one line)
             warnings.simplefilter("ignore")
@@ -605,14 +680,17 @@ def number_in(lo, hi):
 
 class Unbroken:
     """sys.stdout for a run whose product is a file (evaluate.py, further.py): once the reader of its pipe is gone
-    (`| head`), what it prints goes nowhere and the run goes on."""
+    (`| head`), what it prints goes nowhere and the run goes on. Its first line is never blank (`| head -1`)."""
     def __init__(self, out):
-        self.out = out
+        self.out, self.begun = out, False
 
     def __getattr__(self, name):
         return getattr(self.out, name)
 
     def write(self, text):
+        if not self.begun:  # the blank lines that set a table or a progress line apart, before the first words
+            text = text.lstrip("\n")
+            self.begun = bool(text)
         try:
             self.out.write(text)
             self.out.flush()  # now, so that a reader gone shows here
@@ -640,13 +718,16 @@ def run_main(work):
         note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
                                             else "interrupted")
         os.write(2, f"{chr(10) * sys.stderr.isatty()}{note}\n".encode() if note else b"")  # (a new line after ^C)
-        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything
-    except EOFError:
+        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything;
+    except EOFError:                                           # (0: the reader went once the work was done)
         print("\nbye")
     finally:
         ignore_stops()
     if last:
-        print(last)
+        try:
+            print(last, flush=True)
+        except BrokenPipeError:  # the work is done: its last words go nowhere, and the status stays 0
+            os._exit(0)
 
 
 def ignore_stops():
