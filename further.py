@@ -406,7 +406,7 @@ def solve_listed(task):
 def read_positions(path):
     """The lines of a positions file ("MOVES SCORE ..." after the comments); ValueError in one line, naming the line,
     for a file that cannot be read or a line of another shape."""
-    if plumbing.not_a_file(path):  # a FIFO would block: never opened
+    if plumbing.not_a_file(path) not in (None, "a folder"):  # a FIFO would block: never opened
         raise ValueError(f"cannot read the positions file {path}: it is {plumbing.not_a_file(path)}, not a file")
     try:
         numbered = [(i, line) for i, line in enumerate(open(path), 1) if line.strip() and not line.startswith("#")]

@@ -46,24 +46,35 @@ class Stopped(KeyboardInterrupt):
 
 
 STOPPING = []  # the signal of the stop begun, if one has
+SHIELDS, HELD = [], []  # the shielded() blocks open now; a stop signal that came in one, handled at its end
 
 
 def stop(signum, frame):
-    """The scripts' handler of STOPS: the first raises Stopped; the rest do nothing, so that the clean-up it begins
-    (workers killed, lock removed, the note of what was saved) runs to its end, with the first one's status."""
-    if not STOPPING:
-        STOPPING.append(signum)
-        raise Stopped(signum)
+    """The scripts' handler of STOPS: the first raises Stopped (inside a shielded() block, at the block's end); the
+    rest do nothing, so that the clean-up it begins (workers killed, lock removed, the note of what was saved) runs
+    to its end, with the first one's status."""
+    if STOPPING:
+        return
+    if SHIELDS:
+        HELD.append(signum)
+        return
+    STOPPING.append(signum)
+    raise Stopped(signum)
 
 
 @contextlib.contextmanager
 def shielded():
-    """A block that no stop signal interrupts: one that comes meanwhile is handled at its end."""
+    """A block that no stop signal interrupts: one that comes meanwhile is handled at its end. The signals are
+    blocked in this thread, and the handler holds one that another thread of the process took (torch's, a test's)."""
     held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)
+    SHIELDS.append(held)
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        SHIELDS.pop()
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)  # one blocked meanwhile is handled now
+        if HELD and not SHIELDS:
+            stop(HELD.pop(), None)
 
 
 class Fault(ValueError):
@@ -196,7 +207,7 @@ class Workers:
         process.join(WAIT)  # its exit status, now that it has ended
         code = process.exitcode
         if code is not None and -code in STOPS:  # a stop signal: most likely the whole group's (kill -- -PGID),
-            time.sleep(WAIT)                     # whose signal here, a moment later, makes this a stop (Stopped)
+            time.sleep(4 * WAIT)                 # whose signal here, a moment later, makes this a stop (Stopped)
         how = f"was killed by {signal.Signals(-code).name}" if code is not None and code < 0 else \
             f"ended with status {code}"
         return WorkerDied(f"worker {k + 1} of {len(self.processes)} (process {process.pid}) {how}" +
@@ -321,11 +332,11 @@ class Run:
         self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
         self.line.clear()
         if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
-            with shielded():  # a stop signal meanwhile is handled once the save is counted
+            with shielded():  # a stop signal meanwhile is handled once the save and its row are counted
                 self.save(net, self.out, self.game, optimizer, it, cfg)
                 self.saved = it
-            add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
-                    f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
+                add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
+                        f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
                  + (f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
                     if not math.isnan(value_loss) else "no position kept yet: no Adam step  ") +
@@ -405,12 +416,17 @@ def lock(path, flag):
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
-            raise ValueError(f"cannot write {path}: {e.strerror}") from None
+            raise ValueError(f"cannot write {'the checkpoint ' * (flag == '--out')}{path}: {e.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            other = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+            for _ in range(100):  # (its holder writes its id just after taking it: a moment at most)
+                other = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                if other:
+                    break
+                time.sleep(0.01)
             os.close(fd)
+            other = other or "unknown"
             raise ValueError(f"{path} is being written by another run, process {other} (it holds the lock {name}): "
                              f"wait for it to end, or choose another {flag}") from None
         with contextlib.suppress(OSError):
