@@ -4358,22 +4358,28 @@ def test_a_device_at_an_output_path_is_refused_and_stays_a_device(tmp_path):
     assert stat.S_ISCHR(os.stat(null).st_mode) and not (tmp_path / "mynull.lock").exists()
 
 
-def test_a_fifo_at_any_path_is_refused_without_opening_it(tmp_path):
+def fifo_scripts(folder):
+    fifo = folder / "f.pt"
+    os.mkfifo(fifo)
+    return [Script("out", ["alphazero.py", *TINY, "--out", str(fifo)]),
+            Script("checkpoint", ["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", str(fifo)]),
+            Script("json", ["evaluate.py", "--quick", "--part", "blog", "--json", str(fifo)]),
+            Script("positions", ["further.py", "--quick", "--part", "questions", "--c4-positions", str(fifo),
+                                 "--json", str(folder / "q.json")])]
+
+
+@begun_early(fifo_scripts)
+def test_a_fifo_at_any_path_is_refused_without_opening_it(request):
     # A FIFO opened for reading or writing waits for a partner for ever; as --out, --play --checkpoint, --json or
     # --c4-positions it is refused in one line, before it is opened (a run that opened it would hang: the timeout).
-    fifo = tmp_path / "f.pt"
-    os.mkfifo(fifo)
-    for argv, line in [(["alphazero.py", *TINY, "--out", str(fifo)], f"{fifo} is a FIFO (a named pipe), not a file: "
-                        "choose another --out"),
-                       (["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", str(fifo)],
-                        f"{fifo} is a FIFO (a named pipe), not a checkpoint"),
-                       (["evaluate.py", "--quick", "--part", "blog", "--json", str(fifo)],
-                        f"{fifo} is a FIFO (a named pipe), not a file: choose another --json"),
-                       (["further.py", "--quick", "--part", "questions", "--c4-positions", str(fifo), "--json",
-                         str(tmp_path / "q.json")], f"cannot read the positions file {fifo}: it is a FIFO (a named "
-                        "pipe), not a file")]:
-        result = run(*argv)
-        assert result.returncode == 1 and result.stderr == f"{argv[0]}: error: {line}\n", result.stderr
+    runs, folder = early_results(request)
+    fifo, kind = folder / "f.pt", "a FIFO (a named pipe)"
+    for label, line in [("out", f"alphazero.py: error: {fifo} is {kind}, not a file: choose another --out"),
+                        ("checkpoint", f"alphazero.py: error: {fifo} is {kind}, not a checkpoint"),
+                        ("json", f"evaluate.py: error: {fifo} is {kind}, not a file: choose another --json"),
+                        ("positions", f"further.py: error: cannot read the positions file {fifo}: it is {kind}, not "
+                                      f"a file")]:
+        assert runs[label].returncode == 1 and runs[label].stderr == line + "\n", (label, runs[label].stderr)
 
 
 def test_a_pipe_closed_at_the_end_leaves_a_whole_checkpoint_status_0_and_no_word(tmp_path):
@@ -4449,8 +4455,9 @@ def test_a_lock_no_live_run_holds_is_taken_over_and_a_held_one_is_refused_with_w
     # takes it over. While this test holds the lock itself, the same training is refused, naming the lock file.
     out = tmp_path / "x.pt"
     (tmp_path / "x.pt.lock").write_text("1")
-    result = run("alphazero.py", *TINY, "--out", str(out))
-    assert result.returncode == 0, result.stderr
+    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=3, steps=2)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(out), log=lambda line: None))
+    assert torch.load(out, weights_only=True)["iterations_done"] == 1
     plumbing.lock(str(out), "--out")
     try:
         assert exit_message("alphazero.py", *TINY, "--out", str(out), "--replace") == \
@@ -4482,7 +4489,8 @@ def test_outputs_replace_only_what_the_same_script_wrote(tmp_path):
     assert exit_message("further.py", "--quick", "--part", "recipe", "--json", str(q)) == \
         f"further.py: error: {q} holds JSON evaluate.py wrote, not JSON further.py wrote: choose another --json"
     trained = tmp_path / "z_recipe_quick.pt"
-    assert run("alphazero.py", *TINY, "--out", str(trained)).returncode == 0
+    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=3, steps=2)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(trained), log=lambda line: None))
     before = trained.read_bytes()
     assert exit_message("further.py", "--quick", "--part", "recipe", "--json", str(tmp_path / "z.json")) == \
         f"further.py: error: {trained}, where --part recipe saves its network, holds a training of alphazero.py, not " \
