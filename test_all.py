@@ -2904,7 +2904,7 @@ def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact
 
 
 def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
-    # Two processes write the same JSON 300 times each, at once (each waits for the other to be ready, two minutes
+    # Two processes write the same JSON 100 times each, at once (each waits for the other to be ready, two minutes
     # at most: the sign is a file): each has its own temporary file, so neither fails and the file is always one of
     # theirs, whole
     path = str(tmp_path / "both.json")
@@ -2917,13 +2917,13 @@ while len([f for f in os.listdir({str(tmp_path)!r}) if f.startswith("ready_")]) 
     if time.time() > deadline:
         sys.exit("the other writer never got ready")
     time.sleep(0.01)
-for k in range(300):
+for k in range(100):
     evaluate.write_json({path!r}, dict(writer=sys.argv[1], k=k, pad="x" * 20000))
 """
     writers = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True, cwd=HERE)
                for name in ("a", "b")]
     assert [w.communicate(timeout=600)[1] for w in writers] == ["", ""]
-    assert json.load(open(path))["k"] == 299 and sorted(os.listdir(tmp_path)) == ["both.json", "ready_a", "ready_b"]
+    assert json.load(open(path))["k"] == 99 and sorted(os.listdir(tmp_path)) == ["both.json", "ready_a", "ready_b"]
 
 
 def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypatch):
@@ -4470,9 +4470,12 @@ def test_a_lock_no_live_run_holds_is_taken_over_and_a_held_one_is_refused_with_w
 
 def test_two_reports_onto_one_json_the_second_is_refused_before_any_work(tmp_path):
     # The first report holds two.json's lock from before its work until its end; the second, started meanwhile,
-    # is refused in one line naming the first's process, and the first's JSON is whole.
+    # is refused in one line naming the first's process, and the first's JSON is whole. (The first's first line is
+    # words, not a blank line, so that `| head -1` shows them: the sign waited for is its start.)
     path = tmp_path / "two.json"
-    first = started(["evaluate.py", "--quick", "--part", "blog", "--json", str(path)], "[")
+    first = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--part", "blog", "--json", str(path)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=HERE)
+    assert read_lines(first, lambda lines: lines)[0].startswith("[")  # it has begun: the lock is taken
     second = run("evaluate.py", "--quick", "--part", "3b", "--json", str(path))
     out, err = first.communicate(timeout=600)
     assert second.returncode == 1 and second.stderr == (
@@ -4563,12 +4566,9 @@ def test_an_exception_of_ones_own_game_mid_run_says_what_the_checkpoint_holds(tm
 
 
 def test_the_smaller_words_of_a_run_are_true(tmp_path):
-    # evaluate.py's first line is words (| head -1 shows them); an iteration that has no position yet says so, not
-    # nan; a Ctrl-C as the script loads writes no blank line before "interrupted" to a file.
+    # An iteration that has no position yet says so, not nan; a Ctrl-C as the script loads writes no blank line
+    # before "interrupted" to a file. (evaluate.py's first line, words: see the two reports onto one JSON.)
     import signal
-    first = subprocess.run([sys.executable, "evaluate.py", "--quick", "--part", "blog", "--json",
-                            str(tmp_path / "b.json")], capture_output=True, text=True, cwd=HERE, timeout=600)
-    assert first.returncode == 0 and first.stdout.splitlines()[0].startswith("[")
     lines = []
     cfg = alphazero_plus.settings("tictactoe", iterations=1, games=2, simulations=4, steps=1, full_fraction=0.01,
                                   fast_simulations=2)
