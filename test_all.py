@@ -1927,8 +1927,8 @@ def test_gumbel_search_without_noise_is_deterministic():
 def test_alphazero_plus_puct_score_takes_a_proven_value_by_hand():
     # alphazero_plus.puct_score = q() + c_puct P sqrt(N_parent) / (1 + N), with q() exact once proven (--solver), else
     # W / N (0 unvisited): open, alphazero.py's (worked by hand above). c_puct = 0.75, N_parent = 5: sqrt 5 = 2.236068.
-    #   P 0.3, 4 visits worth 3.2, proven lost for its mover:  -1 + 0.75 * 0.3 * 2.236068 / 5 = -0.899377 (not 0.900623)
-    #   P 0.5, unvisited, proven won for its mover:              1 + 0.75 * 0.5 * 2.236068 / 1 = 1.838525 (not 0.838525)
+    #   P 0.3, 4 visits worth 3.2, proven lost for its mover: -1 + 0.75 * 0.3 * 2.236068 / 5 = -0.899377 (open 0.900623)
+    #   P 0.5, unvisited, proven won for its mover:             1 + 0.75 * 0.5 * 2.236068 / 1 = 1.838525 (open 0.838525)
     visited, fresh = alphazero_plus.Node(1, 0.3), alphazero_plus.Node(0, 0.5)
     visited.n, visited.w = 4, 3.2
     sqrt_n = math.sqrt(5)
@@ -1950,7 +1950,7 @@ def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
 
 
 def test_the_lr_cycle_rises_and_falls_around_the_step_size_and_only_when_asked():
-    #   P 0.3, 4 visits worth 3.2, proven lost for its mover:  -1 + 0.75 * 0.3 * 2.236068 / 5 = -0.899377 (not 0.9006)
+    # low 0.1 (the default), 4 steps: the steps sit at 1/8, 3/8, 5/8, 7/8 of the cycle, where the triangle 1 - |2x - 1| is
     # 0.25, 0.75, 0.75, 0.25; the factor (0.1 + 0.9 t) * 2 / 1.1: 0.325 / 0.55 = 0.59091 and 0.775 / 0.55 = 1.40909
     # (mean 1). Around the optimizer's 3e-3: 1.7727e-3, 4.2273e-3, 4.2273e-3, 1.7727e-3; without --lr-cycle, 3e-3 each.
     for cycle, expected in ((1, [1.7727e-3, 4.2273e-3, 4.2273e-3, 1.7727e-3]), (0, [3e-3] * 4)):
