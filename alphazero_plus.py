@@ -336,13 +336,13 @@ def choose_move(state, net, n_simulations, solver=False):
 
 def self_play(game, net, n_games, cfg, rng, on_move=None):
     """Play n_games of `game` (its class) side by side, both sides searching with the settings cfg; return the
-    examples (x, pi, z): each position seen by the player to move, its visit distribution, and the game's outcome for
-    that player (with --q-weight w, mixed with the search's value q of the position: (1 - w) z + w q, less noisy than
-    one result). --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with noise and
-    becomes an example with probability f; the others get a cheap search of fast_simulations, without noise, and only
-    move. --random-moves p: a move is uniformly random with probability p, its position searched and kept all the
-    same, so that the opponent meets positions random games reach (a win left in one, say). on_move(games over,
-    positions so far), if given, is told before each move (for a progress line)."""
+    examples (x, pi, z): each position seen by the player to move, its visit distribution (--target improved: the
+    improved policy), and the game's outcome for that player (--q-weight w: mixed with the search's value q, (1 - w)
+    z + w q, less noisy). --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with
+    noise and becomes an example with probability f; the others get a cheap search of fast_simulations, without
+    noise, and only move. --random-moves p: a move is uniformly random with probability p, its position searched and
+    kept all the same (the opponent meets positions random games reach). on_move(games over, positions so far), if
+    given, is told before each move (for a progress line)."""
     states = [game() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
     for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are

@@ -1030,9 +1030,9 @@ def measure_checkpoint(args):
 
 def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, needs=None):
     """The command line of evaluate.py and of further.py: run the chosen parts ({name: (title, function, usual
-    seconds)}) or measure one checkpoint, print a summary, write every number to JSON (by default json_path) and,
-    with --plots, draw each part's figures (plots: {name: function of its results}). One pool of worker processes
-    serves every part. check(args) refuses bad arguments with ValueError, before any work."""
+    seconds, full and --quick)}) or measure one checkpoint, print a summary, write every number to JSON (by default
+    json_path) and, with --plots, draw each part's figures (plots: {name: function of its results}). One pool of
+    worker processes serves every part. check(args) refuses bad arguments with ValueError, before any work."""
     global POOL
     if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
         sys.stdout = plumbing.Unbroken(sys.stdout)

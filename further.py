@@ -5,7 +5,7 @@ lab's five "Going further" questions answered by measurement, and the strong pla
                                                # when the recipe had 120 iterations; see PARTS)
     python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
-    python further.py --quick                  # every part at a small size, in well under a minute
+    python further.py --quick                  # every part at a small size, in under a minute
     python further.py --checkpoint data/connect4_plus.pt  # a Connect Four network: the truth, UCT-400, the solver
                                                # player and the benchmark of positions from random games
 """

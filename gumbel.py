@@ -347,8 +347,9 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts its
-    threads back at the end); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
+    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts
+    its threads and gc thresholds back at the end); on_iteration(it, net) is told after each iteration and, on a
+    fresh run, at 0."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)

@@ -35,7 +35,7 @@ np.finfo(np.float32), np.finfo(np.float64)  # worked out once, on first use: now
 # Signals: each of STOPS ends a run in one line, with nothing left running
 
 STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
-WAIT = 0.5  # seconds: no wait on the workers is longer, so a signal's handler runs at once
+WAIT = 0.5  # seconds: each wait on the workers' pipes, so a signal's handler runs at once; none is unbounded
 
 
 class Stopped(KeyboardInterrupt):
@@ -380,6 +380,7 @@ def claim(path, fresh, read):
         raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
     lock(path, "--out")
     try:
+        lock(csv, "--out")  # (x.pt and x.pth share x.csv)
         for p in (path, csv):
             if not_a_file(p):
                 raise ValueError(f"{p} is {not_a_file(p)}, not a file: choose another --out")
@@ -492,12 +493,13 @@ def holds(path, read=None):
 WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
 
 
-def release(path):  # the end of claim(path) or lock(path): its lock let go and removed, if it can be
-    fd = LOCKS.pop(path, None)
-    if fd is not None:
-        with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a lock no process holds is
-            os.remove(f"{path}.lock")       # no lock (see lock)
-        os.close(fd)
+def release(path):  # the end of claim(path) or lock(path): its locks (its CSV's too) let go and removed, if they can be
+    for name in (path, None if path is None else os.path.splitext(path)[0] + ".csv"):
+        fd = LOCKS.pop(name, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a lock no process holds
+                os.remove(f"{name}.lock")       # is no lock (see lock)
+            os.close(fd)
 
 
 def write_atomic(path, data):
