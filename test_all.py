@@ -132,6 +132,8 @@ alphazero_plus.py: the going-further changes and the strong player
     test_settings_that_cannot_be_right_together_are_refused
 
 plumbing.py: the machinery beneath the trainers, called from Python
+  Workers forked beside threads busy in numpy and torch (a notebook's process)
+    test_workers_start_and_train_beside_threads_busy_in_numpy_and_torch
   The settings' checks: an unknown one, one out of its range, one missing, each refused in one line before any work
     test_an_unknown_setting_is_refused_in_one_line_that_names_it
     test_train_refuses_a_setting_outside_its_range_before_any_work
@@ -273,6 +275,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 import types
 import typing
 
@@ -2938,6 +2941,35 @@ def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypa
         assert all(getattr(args, a.lstrip("-").replace("-", "_")) is not None for a in argv if a.startswith("--"))
 
 
+def test_workers_start_and_train_beside_threads_busy_in_numpy_and_torch():
+    # A notebook's process has threads; the workers start as copies of it (fork), and a lock one of its threads held
+    # at that moment stays held in the copy. Here two threads keep numpy and torch busy while a training with 2
+    # workers runs 3 iterations: it ends, each iteration's line there, and no warning of the fork is shown.
+    busy, stop = [], threading.Event()
+
+    def numpy_work():
+        while not stop.is_set():
+            busy.append(float((np.ones((64, 64)) @ np.ones((64, 64))).sum()))
+
+    def torch_work():
+        while not stop.is_set():
+            busy.append(float(torch.ones(64, 64).matmul(torch.ones(64, 64)).sum()))
+    threads = [threading.Thread(target=work, daemon=True) for work in (numpy_work, torch_work)]
+    for thread in threads:
+        thread.start()
+    lines = []
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)  # (a fork's warning would fail the training)
+            cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
+            alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lines.append))
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(timeout=60)
+    assert len(lines) == 3 and len(busy) > 0
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # evaluate.py: opponents, the perfect tic-tac-toe player, matches, the documents' tables and figures
 
@@ -4439,8 +4471,10 @@ def test_two_claims_at_the_same_instant_never_both_win(tmp_path):
     for k in range(20):
         path, barrier, results = str(tmp_path / f"race{k}.pt"), context.Barrier(2), context.Queue()
         procs = [context.Process(target=claimant, args=(path, barrier, results)) for _ in range(2)]
-        for proc in procs:
-            proc.start()
+        with warnings.catch_warnings():  # (Python 3.12+ warns of a fork beside this process's threads: see START)
+            warnings.filterwarnings("ignore", plumbing.FORK_WITH_THREADS, DeprecationWarning)
+            for proc in procs:
+                proc.start()
         outcomes = sorted(results.get(timeout=60) for _ in procs)
         for proc in procs:
             proc.join(timeout=60)
