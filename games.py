@@ -121,7 +121,7 @@ def check_network_game(name, game, *optional):
         batch = np.asarray(game.encode_many([state]))
     except TypeError as e:
         raise ValueError(f"the game {name}'s encode_many fails as the search calls it, {name}.encode_many([state]) "
-                         f"({e}): it must be a @staticmethod") from None
+                         f"({e}): it must be a @staticmethod (or @classmethod)") from None
     if batch.dtype != np.float32 or batch.shape != (1, game.encoding_size):
         raise ValueError(f"the game {name}'s encode_many([state]) gives {batch.dtype} of shape {batch.shape}, not "
                          f"float32 of shape (1, {game.encoding_size})")

@@ -362,8 +362,8 @@ class Run:
             raise type(error)(f"{error}; {held}") from None
         elif isinstance(error, (Stopped, BrokenPipeError)):
             error.note = f"interrupted at iteration {self.saved + 1}; {held}" if not done else f"stopped; {held}"
-        elif hasattr(error, "add_note"):  # another exception (one's own game's, say): its traceback ends with this
-            error.add_note(f"({held})")
+        else:  # another exception (one's own game's, say): its traceback ends with this (see run_main for 3.10)
+            error.__notes__ = [*getattr(error, "__notes__", []), f"({held})"]
 
 
 def claim(path, fresh, read):
@@ -726,6 +726,9 @@ def run_main(work):
     a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does.
     What work returns, if anything, is its last words, printed once the work is over and stop signals ignored."""
     last = None
+    if sys.version_info < (3, 11):  # a traceback shows the notes a Run adds (what the checkpoint holds) from 3.11 on
+        sys.excepthook = lambda kind, error, trace, shown=sys.excepthook: (shown(kind, error, trace), [
+            print(note, file=sys.stderr) for note in getattr(error, "__notes__", ())])
     try:
         last = work()
     except ValueError as e:
