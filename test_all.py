@@ -4504,11 +4504,16 @@ def test_two_reports_onto_one_json_the_second_is_refused_before_any_work(tmp_pat
     # The first report holds two.json's lock from before its work until its end; the second, started meanwhile,
     # is refused in one line naming the first's process, and the first's JSON is whole. (The first's first line is
     # words, not a blank line, so that `| head -1` shows them: the sign waited for is its start.)
+    import signal
     path = tmp_path / "two.json"
     first = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--part", "blog", "--json", str(path)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=HERE)
     assert read_lines(first, lambda lines: lines)[0].startswith("[")  # it has begun: the lock is taken
-    second = run("evaluate.py", "--quick", "--part", "3b", "--json", str(path))
+    os.kill(first.pid, signal.SIGSTOP)  # held mid-run (a quick report could end before the second starts)
+    try:
+        second = run("evaluate.py", "--quick", "--part", "3b", "--json", str(path))
+    finally:
+        os.kill(first.pid, signal.SIGCONT)
     out, err = first.communicate(timeout=600)
     assert second.returncode == 1 and second.stderr == (
         f"evaluate.py: error: {path} is being written by another run, process {first.pid} (it holds the lock "
