@@ -804,6 +804,7 @@ def plot_part_3a(r):
     left.legend(fontsize="small")
     fig.suptitle("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 seeds (outlines: "
                  "the lab's)")
+    fig.tight_layout()
     return {"lab_part_3a": fig}
 
 

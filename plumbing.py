@@ -352,7 +352,7 @@ class Run:
         if not self.out or error is None:
             return
         # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
-        done = self.saved == self.cfg["iterations"] if hasattr(self, "cfg") else False
+        done = bool(self.saved) and self.saved == self.cfg["iterations"]  # (a run saves only once begun)
         held = (f"{self.out} is gone: nothing saved there" if self.saved and not os.path.isfile(self.out) else
                 f"{self.out} holds iteration {self.saved}" + (", the last" if done else ": add --resume to go on")
                 if self.saved else "nothing saved")

@@ -5,7 +5,7 @@ Truth comes from outside the code under test: known counts, hand-checked positio
 outcome is certain. Each file's tests are in its own section, the files in the order they are read (plumbing.py, the
 machinery beneath the trainers, after the algorithms), then the command lines as a user runs them; within a section,
 the formulas worked by hand first, then the behaviour, then the plumbing (checkpoints, files, processes, messages).
-Tests that only read what their scripts print and write begin them as the session starts, beside the others (see
+Tests that only read what their scripts print and write begin them as pytest starts, beside the others (see
 begun_early). No test measures time.
 
 Index: each formula and promise, and its test; test_the_index_names_every_test_in_its_section keeps it true.
@@ -395,13 +395,13 @@ def has_four_drawn(rows, mark):
 # ---------------------------------------------------------------------------------------------------------------
 # Scripts begun early. Most tests run in this one process, on one core. Those that run scripts and then only read
 # what the scripts printed and wrote (evaluate.py --quick and further.py --quick, the longest, among them) are marked
-# @begun_early: as the session starts, a process of their own (EARLY_RUNNER) runs their scripts, two at a time,
+# @begun_early: as pytest starts, a process of their own (EARLY_RUNNER) runs their scripts, two at a time,
 # beside the tests of this process, and each such test then waits for its own results (early_results) and checks
 # them as if it had run the scripts itself. Only the scripts of the tests chosen run; each has 10 minutes at most (a
-# hang fails its test, never stalls the suite), and the session's end, or this process's death, ends what is left.
+# hang fails its test, never stalls the suite), and the suite's end, or this process's death, ends what is left.
 
 EARLY = {}  # a test's name: (its scripts, a function of a folder of their own -> [Script, ...], first or not)
-EARLY_RUN = {}  # this session's: "runner" (its process), and each test's folder and labels
+EARLY_RUN = {}  # this run of the suite's: "runner" (its process), and each test's folder and labels
 
 
 class Script(typing.NamedTuple):
@@ -416,7 +416,7 @@ class Script(typing.NamedTuple):
 
 def begun_early(scripts, first=False):
     """Mark a test whose scripts (scripts(folder) -> [Script, ...], folder: a folder of their own) begin as the
-    session starts; first: before those of the others (the long ones, and those of a test that comes early: each is
+    suite starts; first: before those of the others (the long ones, and those of a test that comes early: each is
     to be done before its test comes). The test reads their results with early_results."""
     def mark(test):
         EARLY[test.__name__] = scripts, first
@@ -460,7 +460,7 @@ for lane in lanes:
 
 @pytest.fixture(scope="session", autouse=True)
 def early_scripts(request, tmp_path_factory):
-    """The scripts of the tests chosen this session that are marked @begun_early, begun now by EARLY_RUNNER."""
+    """The scripts of the tests chosen in this run that are marked @begun_early, begun now by EARLY_RUNNER."""
     chosen = {getattr(item, "originalname", item.name) for item in request.session.items}
     steps = []
     for test, (scripts, _) in sorted(EARLY.items(), key=lambda item: not item[1][1]):  # first ones first
