@@ -70,22 +70,24 @@ ARTICLE = {"go": {"b1_visits": 4331, "b1_win_rate": 0.90, "runner_up": "F1 51 (0
                     "leaning_share": 0.96}}
 
 
-def blog_go(seeds, n):
-    runs = []
-    b1 = games.go_point("B1")
-    for seed in seeds:
-        state = games.go_corner()
-        on_step, record = mcts.track_lead(b1)
-        start = time.process_time()
-        root = mcts.uct_search(state, games.go_rollout, n, c=1.0, seed=seed, on_step=on_step)
-        seconds = time.process_time() - start
-        node = next(ch for ch in root.children if ch.move == b1)
-        second = max((ch for ch in root.children if ch.move != b1), key=lambda ch: ch.n)
-        runs.append({"seed": seed, "best": state.move_name(mcts.best_move(root)), "b1_visits": node.n,
-                     "b1_win_rate": round(node.w / node.n, 3),
-                     "runner_up": f"{state.move_name(second.move)} {second.n} ({second.w / second.n:.2f})",
-                     "b1_leads_from": record["lead_from"], "seconds": round(seconds, 2),
-                     "visits": {state.move_name(ch.move): ch.n for ch in root.children}, "b1_share": record["share"]})
+def go_run(task):
+    """One UCT search of the Go corner, in a worker process: B1's numbers, and the CPU seconds it took."""
+    seed, n = task
+    b1, state = games.go_point("B1"), games.go_corner()
+    on_step, record = mcts.track_lead(b1)
+    start = time.process_time()
+    root = mcts.uct_search(state, games.go_rollout, n, c=1.0, seed=seed, on_step=on_step)
+    seconds = time.process_time() - start
+    node = next(ch for ch in root.children if ch.move == b1)
+    second = max((ch for ch in root.children if ch.move != b1), key=lambda ch: ch.n)
+    return {"seed": seed, "best": state.move_name(mcts.best_move(root)), "b1_visits": node.n,
+            "b1_win_rate": round(node.w / node.n, 3),
+            "runner_up": f"{state.move_name(second.move)} {second.n} ({second.w / second.n:.2f})",
+            "b1_leads_from": record["lead_from"], "seconds": round(seconds, 2),
+            "visits": {state.move_name(ch.move): ch.n for ch in root.children}, "b1_share": record["share"]}
+
+
+def blog_go(runs, n):
     a = ARTICLE["go"]
     rows = [[label, a[key]] + [r[key] for r in runs]
             for label, key in (("B1 visits", "b1_visits"), ("B1 win rate", "b1_win_rate"), ("runner-up", "runner_up"),
@@ -97,7 +99,9 @@ def blog_go(seeds, n):
     return {"runs": runs, "median_seconds": median, "article": a}
 
 
-def blog_chess(seed, n, n_flat):
+def chess_run(task):
+    """Flat Monte Carlo and UCT on the chess trap, in a worker process: our numbers, and the figure's."""
+    seed, n, n_flat = task
     state = games.chess_trap()
     name = state.move_name
     start = time.process_time()
@@ -116,6 +120,10 @@ def blog_chess(seed, n, n_flat):
             "moves_allowing_mate": f"{len(allowing)} of {len(flat)}", "seconds": round(seconds, 2)}
     figure = {"flat": scores, "uct_visits": {name(ch.move): ch.n for ch in root.children},
               "allowing_mate": [name(m) for m in allowing]}
+    return ours, figure
+
+
+def blog_chess(ours, figure, seed, n, n_flat):
     labels = [("flat Monte Carlo: Qxd7's score", "flat_qxd7"), ("  its rank", "flat_qxd7_rank"),
               ("flat Monte Carlo: Kf1's score", "flat_kf1"), ("  its rank", "flat_kf1_rank"),
               (f"UCT: Qxd7's visits of {n:,}", "mcts_qxd7_visits"), ("UCT: six most visited", "top6"),
@@ -127,16 +135,19 @@ def blog_chess(seed, n, n_flat):
     return {"ours": ours, "article": a, "figure": figure}
 
 
-def blog_puct(seeds, n):
+def puct_run(task):
+    """One PUCT search of the Go corner with the stand-in network, in a worker process: when B1 took the lead, and
+    its share of the visits."""
+    seed, weight, n = task
     b1 = games.go_point("B1")
-    runs = []
-    for seed in seeds:
-        for weight in (0.0, 0.5):
-            network = puct.rollout_network(games.go_rollout, hint=b1, weight=weight, seed=seed)
-            on_step, record = puct.track_lead(b1)
-            root = puct.puct_search(games.go_corner(), network, n, c_puct=1.5, on_step=on_step)
-            runs.append({"seed": seed, "weight": weight, "b1_leads_from": record["lead_from"],
-                         "b1_share": round(puct.visit_policy(root)[b1], 3)})
+    network = puct.rollout_network(games.go_rollout, hint=b1, weight=weight, seed=seed)
+    on_step, record = puct.track_lead(b1)
+    root = puct.puct_search(games.go_corner(), network, n, c_puct=1.5, on_step=on_step)
+    return {"seed": seed, "weight": weight, "b1_leads_from": record["lead_from"],
+            "b1_share": round(puct.visit_policy(root)[b1], 3)}
+
+
+def blog_puct(runs, seeds, n):
     uniform = [r for r in runs if r["weight"] == 0.0]
     leaning = [r for r in runs if r["weight"] == 0.5]
     a = ARTICLE["puct"]
@@ -173,8 +184,10 @@ def part_blog(args):
     n_go, n_chess, n_flat, n_puct = (500, 500, 40, 200) if args.quick else (5000, 5000, 400, 1000)
     progress(f"the article: UCT on the Go corner ({n_go:,} simulations, 4 seeds), the chess trap, PUCT")
     seeds = [args.seed + i for i in range(4)]
-    r = {"go": blog_go(seeds, n_go), "chess": blog_chess(args.seed, n_chess, n_flat),
-         "puct": blog_puct(seeds, n_puct), "worked_example": blog_worked_example()}
+    go, chess, runs = (begin(go_run, [(seed, n_go) for seed in seeds]), begin(chess_run, [(args.seed, n_chess, n_flat)]),
+                       begin(puct_run, [(seed, weight, n_puct) for seed in seeds for weight in (0.0, 0.5)]))
+    r = {"go": blog_go(POOL.collect(go), n_go), "chess": blog_chess(*POOL.collect(chess)[0], args.seed, n_chess, n_flat),
+         "puct": blog_puct(POOL.collect(runs), seeds, n_puct), "worked_example": blog_worked_example()}
     checks = []  # bounds around the article's numbers (it ran each experiment once)
     for run in r["go"]["runs"]:
         go = f"Go, seed {run['seed']}:"
@@ -407,11 +420,24 @@ class OptimalMoves:
 
 
 POOL = plumbing.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
+AHEAD = {}  # work a part begins before its turn (see main's `ahead`), by part and the run's arguments
+
+
+def rank(part=None):
+    """Which queued work the workers take first: an earlier part's. A part's place in the run (default the
+    current part's)."""
+    return PLAN["parts"].index(part) if part in PLAN["parts"] else PLAN["current"]
+
+
+def begin(fn, tasks, part=None):
+    """fn(task) for each task, begun in the worker processes now, beside what this process does next (with one
+    worker: at POOL.collect, which gives the results in order)."""
+    return POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], rank=rank(part))
 
 
 def parallel(fn, tasks, done=None):
     """[fn(task) for task in tasks], in the worker processes; done(tasks done), if given, is told as each ends."""
-    return POOL.map(apply, [dict(fn=fn, task=task) for task in tasks], done=done)
+    return POOL.collect(POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], done=done, rank=rank()))
 
 
 def apply(fn, task):
@@ -426,26 +452,55 @@ def chunks(n, k):
     return [range(n * i // k, n * (i + 1) // k) for i in range(k) if n * i // k < n * (i + 1) // k]
 
 
-def run_jobs(jobs, workers):
-    """jobs: {key: a job}. Every job is cut into pieces and the pieces of all jobs go to the pool together, so that
-    the cores stay busy. Returns {key: the job's total}."""
-    pieces = [(key, job, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, 2 * workers)]
-    results, began, told = {key: [] for key in jobs}, time.time(), [time.time()]
+class Measures:
+    """The arena's job runner. Jobs ({key: a job}) may be added at any time: each is cut into pieces that begin at
+    once in the worker processes, beside whatever this process does meanwhile (a training, another part), an
+    earlier part's first. results() waits for them all and adds each job's pieces up: {key: the job's total}. The
+    CPU seconds of the pieces done before it waited are `beside`: work that overlapped other work."""
 
-    def done(n):  # long measures show their progress: a line every TELL_EVERY seconds, with the time left
-        now = time.time()
-        if now - told[0] >= TELL_EVERY and n < len(pieces):
-            print(f"  {n} of {len(pieces)} pieces measured in {now - began:.0f} s, about "
-                  f"{(now - began) / n * (len(pieces) - n):.0f} s left", flush=True)
-            told[0] = now
-    for (key, _, _), r in zip(pieces, parallel(run_piece, [(job, idx) for _, job, idx in pieces], done)):
-        results[key] += r
-    return {key: jobs[key].total(r) for key, r in results.items()}
+    def __init__(self, workers, part=None):
+        self.workers, self.rank, self.jobs, self.batches, self.since, self.beside = workers, rank(part), {}, [], None, 0
+
+    def add(self, jobs):
+        pieces = [(key, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, 2 * self.workers)]
+        self.jobs.update(jobs)
+        self.batches.append((pieces, POOL.add(apply, [dict(fn=run_piece, task=(jobs[key], idx)) for key, idx in pieces],
+                                              done=self.tell, rank=self.rank)))
+        return self
+
+    def results(self):
+        self.since = self.told = time.time()
+        self.beside = sum(r[0] for _, batch in self.batches for r in batch.results if r is not None)
+        self.before = self.count()[0]
+        results = {key: [] for key in self.jobs}
+        for pieces, batch in self.batches:
+            for (key, _), (_, r) in zip(pieces, POOL.collect(batch)):
+                results[key] += r
+        return {key: self.jobs[key].total(r) for key, r in results.items()}
+
+    def count(self):  # pieces done, of all
+        return sum(len(p) - b.left for p, b in self.batches), sum(len(p) for p, _ in self.batches)
+
+    def tell(self, _):  # a long wait shows its progress: a line every TELL_EVERY seconds, with the time left
+        done, total = self.count()
+        now = self.since and time.time()
+        if now and now - self.told >= TELL_EVERY and self.before < done < total:
+            print(f"  {done} of {total} pieces measured, {now - self.since:.0f} s waited, about "
+                  f"{(now - self.since) / (done - self.before) * (total - done):.0f} s left", flush=True)
+            self.told = now
+
+
+def run_jobs(jobs, workers):
+    """jobs: {key: a job}, measured now (Measures): {key: the job's total}."""
+    return Measures(workers).add(jobs).results()
 
 
 def run_piece(piece):
+    """A piece of a job, in a worker process: the CPU seconds it took, and its list of results."""
     job, indices = piece
-    return job.run(indices)
+    start = time.process_time()
+    result = job.run(indices)
+    return time.process_time() - start, result
 
 
 def mean(scores):
@@ -455,16 +510,19 @@ def mean(scores):
 # ----------------------------------------------------------------------------------------------------------------
 # The lab's parts: networks trained and measured, a table each
 
-def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None):
+def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None, on_kept=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
     network at the iterations in `keep`; also the seconds spent, in all and (clock) up to each kept iteration.
     save_last: a path where the last network is saved without Adam's state (alphazero_plus's save keeps the
-    settings too; alphazero's, the weights alone)."""
+    settings too; alphazero's, the weights alone). on_kept(it, net) is told each copy as it is kept: its measures
+    (Measures.add) then run beside the rest of the training."""
     nets, spent, clock = {}, {}, {}
 
     def keep_snapshot(it, net):
         if it in keep:
             nets[it], clock[it] = trainer.NumpyNet(net), round(sum(spent.values()), 1)
+            if on_kept:
+                on_kept(it, nets[it])
         if save_last and it == cfg["iterations"]:
             trainer.save(net, save_last, game, cfg=cfg)
     trainer.train(game, cfg, seed, trainer.Run(workers, log=lambda line: print("  " + line, flush=True), spent=spent),
@@ -472,12 +530,14 @@ def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=No
     return nets, spent, clock
 
 
-def time_split(spent, train_seconds, measure_seconds):
-    """Where a part's time went: its training's seconds split as self-play and Adam steps split them, then the
-    matches and measures."""
+def time_split(spent, train_seconds, measure_seconds, beside=0.0):
+    """Where a part's time went: its training's seconds split as self-play and Adam steps split them, then the wait
+    for its matches and measures; beside: the CPU seconds of its work that the workers did before that wait, while
+    this process did other work (its training, an earlier part)."""
     total = max(sum(spent.values()), 1e-9)
     return {"self-play": round(train_seconds * spent["self-play"] / total, 1),
-            "training": round(train_seconds * spent["training"] / total, 1), "measuring": round(measure_seconds, 1)}
+            "training": round(train_seconds * spent["training"] / total, 1), "measuring": round(measure_seconds, 1),
+            "beside": round(beside, 1)}
 
 
 def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero", **options):
@@ -512,13 +572,12 @@ def part_1(args):
     progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    nets, spent, _ = snapshots_of("tictactoe", cfg, args.seed, args.workers, keep)
+    measures = Measures(args.workers)  # each network's measures begin as it is kept, beside the training
+    nets, spent, _ = snapshots_of("tictactoe", cfg, args.seed, args.workers, keep, on_kept=lambda it, net: measures.add(
+        tictactoe_jobs(net, cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:")))
     t1 = time.time()
     progress(f"part 1: measuring {len(keep)} networks on {n_positions:,} positions and {n_games} games each")
-    jobs = {}
-    for it in keep:
-        jobs.update(tictactoe_jobs(nets[it], cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:"))
-    r = run_jobs(jobs, args.workers)
+    r = measures.results()
     ours = {it: tictactoe_row(r, f"{it}:") for it in keep}
     rows = [[it] + [x for pair in zip(values(ours[it]), values(LAB["1"].get(it))) for x in pair] for it in keep]
     table(f"Part 1: AlphaZero on tic-tac-toe ({cfg['simulations']} simulations per move, {cfg['games']} games per "
@@ -527,7 +586,8 @@ def part_1(args):
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
     checks = [c for it in keep if it in LAB["1"]
               for c in tictactoe_checks(f"part 1, iteration {it}", ours[it], LAB["1"][it], n_games)]
-    return {"ours": ours, "lab": LAB["1"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
+    return {"ours": ours, "lab": LAB["1"], "checks": checks,
+            "time_split": time_split(spent, t1 - t0, time.time() - t1, measures.beside)}
 
 
 def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero", **options):
@@ -546,11 +606,28 @@ def part_2_sizes(quick):
     return (4, 2, 50) if quick else (100, 50, 400)
 
 
-PART_2 = {}  # part_2_training's results by (quick, seed, workers): trained once a run
+PART_2, PART_2_KEPT = {}, {}  # part_2_training's results, and who is told of its networks, by (quick, seed, workers)
 
 
 def part_2_trained(quick, seed, workers):
     return (quick, seed, workers) in PART_2
+
+
+def part_2_settings(quick):
+    """Part 2's training settings, and the iterations whose networks it keeps."""
+    cfg = alphazero.settings("connect4", iterations=2 if quick else None, games=10 if quick else None,
+                             simulations=10 if quick else None)
+    return cfg, (0, 2) if quick else (0, 10, 20, 40, 60)
+
+
+def on_part_2_kept(quick, seed, workers, fn):
+    """fn(it, net) is told each network that Part 2's training keeps: as it keeps it, or now if it has trained. So
+    Part 2's matches, and Part 3b's once the final network is kept, begin beside the training."""
+    if part_2_trained(quick, seed, workers):
+        for it, net in PART_2[quick, seed, workers][1].items():
+            fn(it, net)
+    else:
+        PART_2_KEPT.setdefault((quick, seed, workers), []).append(fn)
 
 
 def part_2_training(quick, seed, workers):
@@ -559,32 +636,32 @@ def part_2_training(quick, seed, workers):
     measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be)."""
     if part_2_trained(quick, seed, workers):
         return PART_2[quick, seed, workers]
-    cfg = alphazero.settings("connect4", iterations=2 if quick else None, games=10 if quick else None,
-                             simulations=10 if quick else None)
-    keep = (0, 2) if quick else (0, 10, 20, 40, 60)
+    cfg, keep = part_2_settings(quick)
+    tell = PART_2_KEPT.get((quick, seed, workers), [])
     progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    nets, spent, clock = snapshots_of("connect4", cfg, seed, workers, keep)
+    nets, spent, clock = snapshots_of("connect4", cfg, seed, workers, keep,
+                                      on_kept=lambda it, net: [fn(it, net) for fn in tell])
     PART_2[quick, seed, workers] = cfg, nets, spent, clock, time.time() - t0
     return PART_2[quick, seed, workers]
 
 
 def part_2(args):
     q = args.quick
-    cfg, nets, spent, clock, train_seconds = part_2_training(q, args.seed, args.workers)
-    keep, sizes = tuple(nets), part_2_sizes(q)
+    cfg, sizes = part_2_settings(q)[0], part_2_sizes(q)
     more = (0, 10) if q else (0, 50, 200, 800)
+    measures = Measures(args.workers)  # each network's matches begin as the training keeps it, beside the training
+    on_part_2_kept(q, args.seed, args.workers, lambda it, net: measures.add(
+        connect4_jobs(net, cfg["simulations"], sizes, args.seed, tag=f"{it}:")))
+    cfg, nets, spent, clock, train_seconds = part_2_training(q, args.seed, args.workers)
+    keep = tuple(nets)
     t1 = time.time()
     final = nets[keep[-1]]
     progress(f"part 2: matches for {len(keep)} networks, then the final one with {more} simulations against "
              f"UCT-{sizes[2]}")
-    jobs = {}
-    for it in keep:
-        jobs.update(connect4_jobs(nets[it], cfg["simulations"], sizes, args.seed, tag=f"{it}:"))
-    for sims in more:
-        jobs[f"more:{sims}"] = Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], args.seed)
-    r = run_jobs(jobs, args.workers)
+    r = measures.add({f"more:{sims}": Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], args.seed)
+                      for sims in more}).results()
     keys = [field.name for field in dataclasses.fields(Connect4Row)]
     ours = {it: Connect4Row(*(round(mean(r[f"{it}:{k}"]), 3) for k in keys)) for it in keep}
     rows = [[it] + [x for pair in zip(values(ours[it]), values(LAB["2"].get(it))) for x in pair] for it in keep]
@@ -603,7 +680,7 @@ def part_2(args):
     checks += [check(f"part 2, the final network with {s} simulations v UCT", more_search[s], LAB["2_more_search"][s],
                      sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
-            "checks": checks, "time_split": time_split(spent, train_seconds, time.time() - t1)}
+            "checks": checks, "time_split": time_split(spent, train_seconds, time.time() - t1, measures.beside)}
 
 
 def train_one(job):
@@ -617,19 +694,38 @@ def train_one(job):
     return nets, spent
 
 
+def part_3a_runs(quick, seed):
+    """Part 3a's six trainings, (algorithm, seed) each, and the settings of each algorithm."""
+    runs = [(algorithm, seed + i) for algorithm in ("alphazero", "gumbel") for i in range(3)]
+    cfgs = {a: ALGORITHMS[a].settings("tictactoe", simulations=2, iterations=5 if quick else None,
+                                      games=20 if quick else None) for a in ("alphazero", "gumbel")}
+    return runs, cfgs
+
+
+def part_3a_trainings(args):
+    """Part 3a's six trainings, begun once, one per worker process (with 2 simulations self-play is cheap and the
+    Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
+    earlier parts leave idle. Their batch (POOL.collect gives (networks, seconds spent) for each run)."""
+    key = "3a", args.quick, args.seed, args.workers
+    if key not in AHEAD:
+        runs, cfgs = part_3a_runs(args.quick, args.seed)
+        AHEAD[key] = begin(train_one, [(a, "tictactoe", cfgs[a], seed, (cfgs[a]["iterations"],)) for a, seed in runs],
+                           "3a")
+    return AHEAD[key]
+
+
 def part_3a(args):
     q = args.quick
     seeds = [args.seed + i for i in range(3)]
     n_games, n_positions = (10, 500) if q else (100, 4520)
-    runs = [(algorithm, seed) for algorithm in ("alphazero", "gumbel") for seed in seeds]
-    cfgs = {a: ALGORITHMS[a].settings("tictactoe", simulations=2, iterations=5 if q else None, games=20 if q else None)
-            for a in ("alphazero", "gumbel")}
-    progress(f"part 3a: training tic-tac-toe with 2 simulations per move, PUCT and Gumbel, seeds {seeds}, "
-             f"{cfgs['gumbel']['iterations']} iterations each, the six side by side")
-    t0 = time.time()
-    # With 2 simulations self-play is cheap and the Adam steps are most of the time: one training per process.
+    runs, cfgs = part_3a_runs(q, args.seed)
     last = cfgs["gumbel"]["iterations"]
-    snapshots, spents = zip(*parallel(train_one, [(a, "tictactoe", cfgs[a], seed, (last,)) for a, seed in runs]))
+    progress(f"part 3a: training tic-tac-toe with 2 simulations per move, PUCT and Gumbel, seeds {seeds}, "
+             f"{last} iterations each, the six side by side")
+    t0 = time.time()
+    trainings = part_3a_trainings(args)  # begun before the first part, if main was asked for them
+    beside = sum(sum(r[1].values()) for r in trainings.results if r is not None)  # (the seconds of those done)
+    snapshots, spents = zip(*POOL.collect(trainings))
     nets = [s[last] for s in snapshots]
     t1 = time.time()
     progress(f"part 3a: measuring the six networks on {n_positions:,} positions and {n_games} games each")
@@ -649,29 +745,48 @@ def part_3a(args):
           f"and losses against the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
     spent = {k: sum(s[k] for s in spents) for k in spents[0]}
-    return {"ours": ours, "lab": LAB["3a"], "checks": checks, "time_split": time_split(spent, t1 - t0, time.time() - t1)}
+    return {"ours": ours, "lab": LAB["3a"], "checks": checks,
+            "time_split": time_split(spent, t1 - t0, time.time() - t1, beside)}
+
+
+def part_3b_sizes(quick):
+    """Part 3b's budgets (simulations each) and games per budget."""
+    return ((2, 4), 10) if quick else ((2, 4, 8, 16, 32, 64), 100)
+
+
+def part_3b_matches(args):
+    """Part 3b's matches, made once: they begin as soon as Part 2's training keeps its final network (at once if it
+    has), so that asked for before the first part (see main) they run beside Part 2's measures."""
+    key = "3b", args.quick, args.seed, args.workers
+    if key not in AHEAD:
+        AHEAD[key] = matches = Measures(args.workers, "3b")
+        budgets, n_games = part_3b_sizes(args.quick)
+        last = part_2_settings(args.quick)[0]["iterations"]
+        on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: matches.add(
+            {sims: Match("connect4", Agent(net, sims, "gumbel"), Agent(net, sims, "alphazero"), n_games, args.seed)
+             for sims in budgets}) if it == last else None)
+    return AHEAD[key]
 
 
 def part_3b(args):
     first = not part_2_trained(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
     if first:
         progress("part 3b needs Part 2's final Connect Four network, not trained in this run: training it first")
+    matches = part_3b_matches(args)  # (begun already if main was asked for them before the first part)
     t0 = time.time()
-    _, nets, spent, _, _ = part_2_training(args.quick, args.seed, args.workers)
+    part_2_training(args.quick, args.seed, args.workers)  # its final network begins the matches
     t1 = time.time()
-    net = nets[max(nets)]
-    budgets, n_games = ((2, 4), 10) if args.quick else ((2, 4, 8, 16, 32, 64), 100)
+    budgets, n_games = part_3b_sizes(args.quick)
     progress(f"part 3b: Gumbel against PUCT with the final Connect Four network, {n_games} games per budget")
-    jobs = {sims: Match("connect4", Agent(net, sims, "gumbel"), Agent(net, sims, "alphazero"), n_games, args.seed)
-            for sims in budgets}
-    r = run_jobs(jobs, args.workers)
+    r = matches.results()
     ours = {sims: round(mean(r[sims]), 3) for sims in budgets}
     table(f"Part 3b: Gumbel against PUCT search with the same Connect Four network and budget ({n_games} games, "
           f"random two-move openings, both colours)", ["simulations each", "Gumbel scores", "lab"],
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
     return {"ours": ours, "lab": LAB["3b"], "checks": [check(f"part 3b, {s} simulations: Gumbel's score", ours[s],
                                                              LAB["3b"][s], n_games) for s in budgets],
-            **({"time_split": time_split(spent, t1 - t0, time.time() - t1)} if first else {})}
+            "time_split": time_split(PART_2[args.quick, args.seed, args.workers][2], t1 - t0 if first else 0,
+                                     time.time() - t1, matches.beside)}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -935,12 +1050,14 @@ def values(row):
 def summary(results, seconds, titles):
     """The summary table, then every number that fell outside the noise (or a bar it missed)."""
     def shares(r, part):
-        split = r.get("time_split", {"measuring": seconds[part]})  # the article and Part 3b only measure
-        return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")]
+        split = r.get("time_split", {"measuring": seconds[part]})  # the article only measures
+        return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")] \
+            + [f"{split.get('beside', 0):.0f} s"]
     rows = [[part, titles[part], f"{seconds[part]:.0f} s", *shares(r, part),
              f"{sum(c.within for c in r['checks'])} of {len(r['checks'])}"] for part, r in results.items()]
-    table("Summary: how many of our numbers fall within the noise of the documents', and where the time went",
-          ["part", "", "time", "self-play", "training", "measuring", "within"], rows)
+    table("Summary: how many of our numbers fall within the noise of the documents', and where the time went:\n"
+          "  each part's time, from its start to its table, split; and its workers' CPU seconds done beside, before it "
+          "waited for them", ["part", "", "time", "self-play", "training", "measuring", "beside", "within"], rows)
     missed = [c for r in results.values() for c in r["checks"] if not c.within]
     print("  outside the noise:" if missed else "  every number within the noise")
     for c in missed:
@@ -1029,11 +1146,13 @@ def measure_checkpoint(args):
     return ours
 
 
-def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, needs=None):
+def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, needs=None, ahead=None):
     """The command line of evaluate.py and of further.py: run the chosen parts ({name: (title, function, usual
     seconds, full and --quick)}) or measure one checkpoint, print a summary, write every number to JSON (by default
     json_path) and, with --plots, draw each part's figures (plots: {name: function of its results}). One pool of
-    worker processes serves every part. check(args) refuses bad arguments with ValueError, before any work."""
+    worker processes serves every part. check(args) refuses bad arguments with ValueError, before any work.
+    ahead: {part: a function of args that begins some of its work}, called for the chosen parts before the first
+    runs, so that the workers do it in the time the earlier parts leave them idle (an earlier part's work first)."""
     global POOL
     if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
         sys.stdout = plumbing.Unbroken(sys.stdout)
@@ -1103,6 +1222,9 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         POOL = plumbing.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)
+        for part in PLAN["parts"]:
+            if part in (ahead or {}):
+                ahead[part](args)
         for i, part in enumerate(PLAN["parts"]):
             PLAN.update(current=i, since=time.time())
             results[part] = parts[part][1](args)
@@ -1135,4 +1257,5 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
 
 
 if __name__ == "__main__":
-    main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules, needs=NEEDS)
+    main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules, needs=NEEDS,
+         ahead={"3a": part_3a_trainings, "3b": part_3b_matches})

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import fcntl
 import importlib
+import itertools
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -112,6 +113,7 @@ def serve(pipe, start, parent, known=()):
     for fd in LOCKS.values():  # the main process's locks are its own: they go when it goes
         os.close(fd)
     LOCKS.clear()
+    POOLS.clear()  # and so are its pools: their pipes and queues are not this worker's to pump
     start()
     with contextlib.suppress(EOFError, BrokenPipeError):  # the main process is done with it
         while True:
@@ -138,14 +140,28 @@ START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") e
 FORK_WITH_THREADS = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
 
 
+class Batch:
+    """The jobs of one Workers.add: fn(**job) for each, their results in the jobs' order as they come in; report(k,
+    *now) hears how self_play's job k goes, done(jobs done) each end of a job; a lower rank goes first."""
+
+    def __init__(self, fn, n, report, done, rank):
+        self.fn, self.results, self.left, self.report, self.done, self.rank = fn, [None] * n, n, report, done, rank
+
+
+QUEUED = itertools.count()  # the order jobs were added in: among equal ranks, the first added goes first
+
+
 class Workers:
-    """n processes that run start() and then the jobs map hands them, a pipe each (none for n = 1: this process does
-    the work). Public APIs only; every wait has a timeout and watches each worker's process (those of the other
-    POOLS too) as well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a
-    hang."""
+    """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
+    does the work). Jobs added wait in one queue, by rank: an idle worker takes the next while this process waits for
+    any pool's jobs (a training's self-play) or pumps (its Adam steps, each step). A pool's own wait hands out its
+    jobs to all its workers; another pool's, to all but one, the core that the training in this process keeps busy.
+    Public APIs only; every wait has a timeout and watches each worker's process (those of the other POOLS too) as
+    well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
     def __init__(self, n, start, known=()):
         self.n, self.pipes, self.processes, self.known = n, [], [], list(known)
+        self.todo, self.busy = [], {}  # (rank, order, batch, k, job) waiting; {pipe: (batch, k)} being done
         POOLS.extend([self] * (n > 1))
         held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
         try:
@@ -167,39 +183,67 @@ class Workers:
     def shares(self, n):  # n games shared among the workers
         return [n // self.n + (k < n % self.n) for k in range(min(n, self.n))]
 
-    def start(self, fn, jobs, report=None, done=None):
-        """Hand out fn(**job) for each job (collect() gives the results in order); report(k, *now) hears how
-        self_play's job k goes, done(jobs done) each end of a job. With no workers, the jobs wait for collect()."""
-        self.fn, self.todo, self.busy, self.report, self.done = fn, list(enumerate(jobs)), {}, report, done
-        self.results = [None] * len(jobs)
-        self.pump(0)
+    def add(self, fn, jobs, report=None, done=None, rank=0):
+        """Queue fn(**job) for each job, to begin at once beside this process's other work (on all workers but one);
+        return their Batch, whose results collect(batch) waits for."""
+        batch = Batch(fn, len(jobs), report, done, rank)
+        self.todo = sorted(self.todo + [(rank, next(QUEUED), batch, k, job) for k, job in enumerate(jobs)],
+                           key=lambda queued: queued[:2])
+        self.hand_out(self.n - 1)
+        return batch
 
-    def pump(self, timeout):  # an idle worker gets the next job; then what the busy ones sent, waiting up to timeout
-        for k, pipe in [(k, p) for k, p in enumerate(self.pipes) if p not in self.busy][:len(self.todo)]:
-            self.busy[pipe], job = self.todo.pop(0)
-            try:
-                sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
-                pipe.send((self.fn, dict(job, **sent, **({"on_move": True} if self.report else {}))))
-            except OSError:  # its end is closed: the worker is gone
-                raise self.died(k) from None
+    def start(self, fn, jobs, report=None, done=None):  # add, on every worker at once; collect() waits for them
+        self.batch = self.add(fn, jobs, report, done)
+        self.hand_out(self.n)
+
+    def hand_out(self, room):  # idle workers take the next jobs queued, up to room of them busy
+        for k, pipe in enumerate(self.pipes):
+            if not self.todo or len(self.busy) >= room:
+                return
+            if pipe not in self.busy:
+                _, _, batch, j, job = self.todo.pop(0)
+                self.busy[pipe] = batch, j
+                try:
+                    sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
+                    pipe.send((batch.fn, dict(job, **sent, **({"on_move": True} if batch.report else {}))))
+                except OSError:  # its end is closed: the worker is gone
+                    raise self.died(k) from None
+
+    def pump(self, timeout):
+        """Idle workers take queued jobs (this pool's on all its workers, the other POOLS' on all but one); then what
+        the busy ones of every pool sent is taken in, waiting up to timeout."""
+        self.hand_out(self.n)
+        for other in POOLS:
+            if other is not self:
+                other.hand_out(other.n - 1)
+        busy = {pipe: workers for workers in {self, *POOLS} for pipe in workers.busy}
         ends = {process.sentinel: (workers, k) for workers in POOLS for k, process in
                 enumerate(workers.processes)}  # each ready once its process has ended; another pool's too (an idle
-        for ready in multiprocessing.connection.wait(list(self.busy) + list(ends), timeout) if ends else ():  # one)
+        for ready in multiprocessing.connection.wait(list(busy) + list(ends), timeout) if ends else ():  # one)
             if ready in ends:
                 workers, k = ends[ready]
                 raise workers.died(k)
-            try:
-                kind, what = ready.recv()
-            except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
-                raise self.died(self.pipes.index(ready)) from None
-            if kind == "error":  # the worker's exception, raised here with its traceback there as the cause
-                error, trace = what
-                raise error from RemoteTraceback(trace)
-            if kind == "progress":
-                self.report(self.busy[ready], *what)
-            else:
-                self.results[self.busy.pop(ready)] = what
-                self.ended()
+            busy[ready].receive(ready)
+
+    def receive(self, pipe):  # what a busy worker sent: how its game goes, its result, or its error
+        try:
+            kind, what = pipe.recv()
+        except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
+            raise self.died(self.pipes.index(pipe)) from None
+        batch, k = self.busy[pipe]
+        if kind == "error":  # the worker's exception, raised here with its traceback there as the cause
+            error, trace = what
+            raise error from RemoteTraceback(trace)
+        if kind == "progress":
+            batch.report(k, *what)
+        else:
+            del self.busy[pipe]
+            self.ended(batch, k, what)
+
+    def ended(self, batch, k, result):
+        batch.results[k], batch.left = result, batch.left - 1
+        if batch.done:
+            batch.done(len(batch.results) - batch.left)
 
     def died(self, k):
         """WorkerDied in words: which worker, and how it ended."""
@@ -213,19 +257,18 @@ class Workers:
         return WorkerDied(f"worker {k + 1} of {len(self.processes)} (process {process.pid}) {how}" +
                           (": out of memory?" if code == -signal.SIGKILL else ""))
 
-    def collect(self):
-        while self.todo and not self.pipes:  # no workers: this process does the jobs now
-            k, job = self.todo.pop(0)
-            on_move = {"on_move": lambda *now: self.report(k, *now)} if self.report else {}
-            self.results[k] = self.fn(**job, **on_move)
-            self.ended()
-        while self.todo or self.busy:
+    def collect(self, batch=None):
+        """The results of batch (by default the last start's), in order, once all are in."""
+        batch = batch or self.batch
+        while batch.left and not self.pipes:  # no workers: this process does the batch's jobs now
+            queued = next(queued for queued in self.todo if queued[2] is batch)
+            self.todo.remove(queued)
+            _, _, _, k, job = queued
+            on_move = {"on_move": lambda *now: batch.report(k, *now)} if batch.report else {}
+            self.ended(batch, k, batch.fn(**job, **on_move))
+        while batch.left:
             self.pump(WAIT)
-        return self.results
-
-    def ended(self):
-        if self.done:
-            self.done(len(self.results) - len(self.todo) - len(self.busy))
+        return batch.results
 
     def map(self, fn, jobs, report=None, done=None):
         """[fn(**job) for job in jobs], shared among the workers."""
@@ -234,6 +277,7 @@ class Workers:
 
     def close(self):  # the workers this run started, and no other process; no signal interrupts it
         with shielded():
+            self.todo = []
             for process in self.processes:
                 process.kill()
             for process in self.processes:
