@@ -624,7 +624,7 @@ def on_part_2_kept(quick, seed, workers, fn):
     """fn(it, net) is told each network that Part 2's training keeps: as it keeps it, or now if it has trained. So
     Part 2's matches, and Part 3b's once the final network is kept, begin beside the training."""
     if part_2_trained(quick, seed, workers):
-        for it, net in PART_2[quick, seed, workers][1].items():
+        for it, net in part_2_training(quick, seed, workers)[1].items():
             fn(it, net)
     else:
         PART_2_KEPT.setdefault((quick, seed, workers), []).append(fn)
@@ -785,7 +785,7 @@ def part_3b(args):
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
     return {"ours": ours, "lab": LAB["3b"], "checks": [check(f"part 3b, {s} simulations: Gumbel's score", ours[s],
                                                              LAB["3b"][s], n_games) for s in budgets],
-            "time_split": time_split(PART_2[args.quick, args.seed, args.workers][2], t1 - t0 if first else 0,
+            "time_split": time_split(part_2_training(args.quick, args.seed, args.workers)[2], t1 - t0 if first else 0,
                                      time.time() - t1, matches.beside)}
 
 

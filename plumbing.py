@@ -155,7 +155,8 @@ class Workers:
     """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
     does the work). Jobs added wait in one queue, by rank: an idle worker takes the next while this process waits for
     any pool's jobs (a training's self-play) or pumps (its Adam steps, each step). A pool's own wait hands out its
-    jobs to all its workers; another pool's, to all but one, the core that the training in this process keeps busy.
+    jobs to all its workers, those it waits for first; another pool's, to all but one, the core that the training in
+    this process keeps busy.
     Public APIs only; every wait has a timeout and watches each worker's process (those of the other POOLS too) as
     well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
@@ -196,12 +197,12 @@ class Workers:
         self.batch = self.add(fn, jobs, report, done)
         self.hand_out(self.n)
 
-    def hand_out(self, room):  # idle workers take the next jobs queued, up to room of them busy
-        for k, pipe in enumerate(self.pipes):
+    def hand_out(self, room, first=None):  # idle workers take the next jobs queued (first's, if given), up to room
+        for k, pipe in enumerate(self.pipes):  # of them busy
             if not self.todo or len(self.busy) >= room:
                 return
             if pipe not in self.busy:
-                _, _, batch, j, job = self.todo.pop(0)
+                _, _, batch, j, job = self.todo.pop(next((i for i, q in enumerate(self.todo) if q[2] is first), 0))
                 self.busy[pipe] = batch, j
                 try:
                     sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
@@ -209,10 +210,10 @@ class Workers:
                 except OSError:  # its end is closed: the worker is gone
                     raise self.died(k) from None
 
-    def pump(self, timeout):
-        """Idle workers take queued jobs (this pool's on all its workers, the other POOLS' on all but one); then what
-        the busy ones of every pool sent is taken in, waiting up to timeout."""
-        self.hand_out(self.n)
+    def pump(self, timeout, first=None):
+        """Idle workers take queued jobs (this pool's on all its workers, first's before the others; the other POOLS'
+        on all but one); then what the busy ones of every pool sent is taken in, waiting up to timeout."""
+        self.hand_out(self.n, first)
         for other in POOLS:
             if other is not self:
                 other.hand_out(other.n - 1)
@@ -267,7 +268,7 @@ class Workers:
             on_move = {"on_move": lambda *now: batch.report(k, *now)} if batch.report else {}
             self.ended(batch, k, batch.fn(**job, **on_move))
         while batch.left:
-            self.pump(WAIT)
+            self.pump(WAIT, batch)
         return batch.results
 
     def map(self, fn, jobs, report=None, done=None):

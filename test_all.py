@@ -3179,7 +3179,8 @@ def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys)
     # two untrained networks: every game a draw, every score 0.5
     drawn_starts(monkeypatch)
     nets = {0: tiny(alphazero, "connect4"), 10: tiny(alphazero, "connect4")}
-    cfg = alphazero.settings("connect4", simulations=3)
+    cfg = alphazero.settings("connect4", simulations=3, iterations=10)  # Part 3b's matches wait for iteration 10
+    monkeypatch.setattr(evaluate, "part_2_settings", lambda quick: (cfg, (0, 10)))
     monkeypatch.setattr(evaluate, "part_2_training", lambda q, seed, workers: (cfg, nets, {"self-play": 1.0,
                                                                                              "training": 1.0},
                                                                                 {0: 0.0, 10: 1.0}, 2.0))
