@@ -467,17 +467,28 @@ def part_2_results(args):
                 uct_games=uct_games, uct_sims=uct_sims)
 
 
-def further_truth(args, part2):
-    """Part 2's snapshots measured against the truth: the fraction of the agent's moves (against the tactical player)
-    that keep the exact outcome, beside the snapshot's score against UCT-400."""
-    nets, uct = part2["nets"], {it: part2["scores"][it].search_v_uct for it in part2["nets"]}
-    n_games = 4 if args.quick else 40
-    sims = part2["simulations"]
-    evaluate.progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
+def truth_games(quick):
+    return 4 if quick else 40
+
+
+def truth_measures(args):
+    """The truth along games for each of Part 2's networks, begun as Part 2's training keeps it: they run beside
+    that training and Part 2's matches."""
+    measures, sims = evaluate.Measures(args.workers), evaluate.part_2_settings(args.quick)[0]["simulations"]
     budget = 20_000 if args.quick else TRUTH_BUDGET
-    jobs = {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, n_games, args.seed, budget=budget)
-            for it, net in nets.items() for label, n in (("policy", 0), ("search", sims))}
-    r = run_jobs(jobs, args.workers)
+    evaluate.on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: measures.add(
+        {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, truth_games(args.quick), args.seed,
+                                budget=budget) for label, n in (("policy", 0), ("search", sims))}))
+    return measures
+
+
+def further_truth(args, part2, measures):
+    """Part 2's snapshots measured against the truth (measures: truth_measures'): the fraction of the agent's moves
+    (against the tactical player) that keep the exact outcome, beside the snapshot's score against UCT-400."""
+    nets, uct = part2["nets"], {it: part2["scores"][it].search_v_uct for it in part2["nets"]}
+    n_games, sims = truth_games(args.quick), part2["simulations"]
+    evaluate.progress(f"further: the truth along {n_games} games against the tactical player, for {len(nets)} networks")
+    r = measures.results()
     rows = [[it, r[f"{it}:policy"]["fraction"], r[f"{it}:search"]["fraction"], r[f"{it}:search"]["judged"],
              f"{uct[it]:.2f}"] for it in nets]
     evaluate.table(f"Going further: measuring against the truth. Along {n_games} games against the tactical player "
@@ -543,12 +554,12 @@ def further_conv(args, part2, truth):
     cfg = lab_settings("connect4", net="conv", iterations=keep[-1], games=10 if args.quick else None,
                        steps=10 if args.quick else None, simulations=part2["simulations"])
     evaluate.progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
-    nets, _, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus)
+    measures = evaluate.Measures(args.workers)  # each network's measures begin as it is kept, beside the training
+    nets, _, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
+                                           on_kept=lambda it, net: measures.add(
+                                               strength_jobs(net, cfg["simulations"], args, f"{it}:", labels=("search",))))
     evaluate.progress(f"further: measuring {len(keep)} convolutional networks")
-    jobs = {}
-    for it in keep:
-        jobs.update(strength_jobs(nets[it], cfg["simulations"], args, tag=f"{it}:", labels=("search",)))
-    r = run_jobs(jobs, args.workers)
+    r = measures.results()
     conv = {it: dict(strengths(r, f"{it}:"), seconds=round(clock[it])) for it in keep}
     mlp = {it: dict(search_v_tactical=part2["scores"][it].search_v_tactical,
                     search_v_uct=part2["scores"][it].search_v_uct, search_truth=truth["ours"][it]["search"]["fraction"],
@@ -575,19 +586,32 @@ def further_conv(args, part2, truth):
             "stronger_by_seconds": verdict(by_seconds)}
 
 
-def further_gumbel(args, part2):
-    """Part 3a's question in Connect Four: trained with 4 and with 8 simulations a move, PUCT against Gumbel."""
-    budgets = (4, 8)
-    runs = [(a, sims) for sims in budgets for a in ("alphazero", "gumbel")]
-    cfgs = {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims,
-                                                       iterations=2 if args.quick else 30,
-                                                       games=10 if args.quick else None, steps=10 if args.quick else None)
-            for a, sims in runs}
+GUMBEL_BUDGETS = (4, 8)
+
+
+def gumbel_runs(quick):
+    """The Gumbel question's four trainings, (algorithm, simulations) each, and their settings."""
+    runs = [(a, sims) for sims in GUMBEL_BUDGETS for a in ("alphazero", "gumbel")]
+    return runs, {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims, iterations=2 if quick else 30,
+                                                             games=10 if quick else None, steps=10 if quick else None)
+                  for a, sims in runs}
+
+
+def gumbel_trainings(args):
+    """The Gumbel question's four trainings, one per worker process, begun now (see part_questions)."""
+    runs, cfgs = gumbel_runs(args.quick)
+    return evaluate.begin(evaluate.train_one, [(a, "connect4", cfgs[a, sims], args.seed, (cfgs[a, sims]["iterations"],))
+                                               for a, sims in runs])
+
+
+def further_gumbel(args, part2, trainings):
+    """Part 3a's question in Connect Four: trained with 4 and with 8 simulations a move (trainings: gumbel_trainings'),
+    PUCT against Gumbel."""
+    budgets, (runs, cfgs) = GUMBEL_BUDGETS, gumbel_runs(args.quick)
     iterations = cfgs[runs[0]]["iterations"]
     evaluate.progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, "
                       f"{iterations} iterations each, the four side by side")
-    snapshots, _ = zip(*parallel(evaluate.train_one, [(a, "connect4", cfgs[a, sims], args.seed, (iterations,))
-                                                      for a, sims in runs]))
+    snapshots, _ = zip(*evaluate.POOL.collect(trainings))
     nets = [s[iterations] for s in snapshots]
     evaluate.progress("further: measuring the four networks")
     jobs = {}
@@ -654,22 +678,36 @@ def spread(values, digits=3):
     return f"{statistics.mean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
 
 
-def further_tictactoe(args):
-    """The lab's two tic-tac-toe questions, with Part 1's settings and 3 seeds each: does starting some self-play
-    games from a random first move cure the edge-opening blind spot, and what do noise and temperature do?"""
+WAYS = {"default": {}, "random openings 0.25": dict(random_openings=0.25), "no noise": dict(noise=0.0),
+        "temperature on move 1": dict(temp_moves=1), "no noise, temperature on move 1": dict(noise=0.0, temp_moves=1)}
+
+
+def tictactoe_runs(args):
+    """The tic-tac-toe questions' trainings, (way, seed) each: their settings, and the iterations kept."""
     q = args.quick
     seeds, keep = [args.seed + i for i in range(3)], ((1, 2) if q else (5, 10, 20, 40))
-    n_games = 10 if q else 100
-    ways = {"default": {}, "random openings 0.25": dict(random_openings=0.25), "no noise": dict(noise=0.0),
-            "temperature on move 1": dict(temp_moves=1), "no noise, temperature on move 1": dict(noise=0.0, temp_moves=1)}
     cfgs = {way: lab_settings("tictactoe", iterations=keep[-1], games=10 if q else None,
                               simulations=10 if q else None, steps=10 if q else None, **o)
-            for way, o in ways.items()}
-    runs = [(way, seed) for way in ways for seed in seeds]
+            for way, o in WAYS.items()}
+    return [(way, seed) for way in WAYS for seed in seeds], cfgs, keep
+
+
+def tictactoe_trainings(args):
+    """The tic-tac-toe questions' fifteen trainings, one per worker process, begun now (see part_questions)."""
+    runs, cfgs, keep = tictactoe_runs(args)
+    return evaluate.begin(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep) for way, seed in runs])
+
+
+def further_tictactoe(args, trainings):
+    """The lab's two tic-tac-toe questions, with Part 1's settings and 3 seeds each (trainings: tictactoe_trainings'):
+    does starting some self-play games from a random first move cure the edge-opening blind spot, and what do noise
+    and temperature do?"""
+    q, ways = args.quick, WAYS
+    seeds, n_games = [args.seed + i for i in range(3)], 10 if q else 100
+    runs, cfgs, keep = tictactoe_runs(args)
     evaluate.progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
                       f"iterations each, side by side")
-    snapshots, _ = zip(*parallel(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep)
-                                                      for way, seed in runs]))
+    snapshots, _ = zip(*evaluate.POOL.collect(trainings))
     nets = dict(zip(runs, snapshots))
     evaluate.progress(f"further: measuring {len(runs)} networks: {n_games} games against the perfect player each, "
                       f"policy and search, and the raw policy on every position")
@@ -741,12 +779,16 @@ def part_questions(args):
     """The lab's five questions, one table each with an answer line computed from its numbers; the solver's check
     against a public solver first, since three of the answers rest on it."""
     r, part2 = {}, None
+    # What needs no earlier question's result begins now, beside the rest: the last two questions' trainings, and
+    # the truth of Part 2's networks as its training keeps them (an awaited job goes first: see plumbing.Workers)
+    truth, gumbel, tictactoe = truth_measures(args), gumbel_trainings(args), tictactoe_trainings(args)
     steps = [("solver", "the exact Connect Four solver against a public perfect solver", further_solver),
-             ("truth", "measuring Part 2's networks against the truth", lambda args: further_truth(args, part2)),
+             ("truth", "measuring Part 2's networks against the truth", lambda args: further_truth(args, part2, truth)),
              ("conv", "a convolutional network against the MLP", lambda args: further_conv(args, part2, r["truth"])),
              ("gumbel", "PUCT against Gumbel when training with 4 and 8 simulations",
-              lambda args: further_gumbel(args, part2)),
-             ("tictactoe", "tic-tac-toe: curing the blind spot; what noise and temperature do", further_tictactoe)]
+              lambda args: further_gumbel(args, part2, gumbel)),
+             ("tictactoe", "tic-tac-toe: curing the blind spot; what noise and temperature do",
+              lambda args: further_tictactoe(args, tictactoe))]
     for i, (key, title, fn) in enumerate(steps):
         start = time.time()
         if key == "truth":
@@ -784,22 +826,25 @@ def part_recipe(args):
     lab_spent, lab_seconds = evaluate.part_2_training(q, args.seed, args.workers)[2::2]
     evaluate.progress("recipe: training Connect Four with alphazero_plus.py's defaults"
                       + (" (--quick: 2 small iterations)" if q else ""))
+    positions = read_benchmark()[::40] if q else read_benchmark()
+
+    def curve_jobs(it, net):  # each network searches as the recipe's does (with --solver, say)
+        agent = lambda sims: Agent(net, sims, "alphazero_plus", **evaluate.search_options(cfg))
+        jobs = {f"{it}:policy: truth": Truth("connect4", agent(0), tactical_player, n_truth, args.seed,
+                                             budget=truth_budget),
+                f"{it}:search {deep}: truth": Truth("connect4", agent(deep), tactical_player, n_truth, args.seed,
+                                                    budget=truth_budget),
+                f"{it}:search {deep} v UCT-{uct}": Match("connect4", agent(deep), UCTPlayer(uct), n_uct, args.seed)}
+        return dict(jobs, **benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep)))
     t0 = time.time()
+    measures = evaluate.Measures(args.workers)  # the curve's measures begin as each network is kept, beside the training
     nets, spent, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
-                                               save_last=recipe_path(args))
+                                               save_last=recipe_path(args), on_kept=lambda it, net: measures.add(
+                                                   curve_jobs(it, net)) if it != last else None)
     t1 = time.time()
     evaluate.progress(f"recipe: the truth along {n_truth} games, {n_uct} games against UCT-{uct} and the benchmark for "
                       f"iterations {keep[:-1]}")
-    jobs, positions = {}, read_benchmark()[::40] if q else read_benchmark()
-    for it in keep[:-1]:  # each network searches as the recipe's does (with --solver, say)
-        agent = lambda sims: Agent(nets[it], sims, "alphazero_plus", **evaluate.search_options(cfg))
-        jobs[f"{it}:policy: truth"] = Truth("connect4", agent(0), tactical_player, n_truth, args.seed,
-                                            budget=truth_budget)
-        jobs[f"{it}:search {deep}: truth"] = Truth("connect4", agent(deep), tactical_player, n_truth,
-                                                   args.seed, budget=truth_budget)
-        jobs[f"{it}:search {deep} v UCT-{uct}"] = Match("connect4", agent(deep), UCTPlayer(uct), n_uct, args.seed)
-        jobs.update(benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep)))
-    r = run_jobs(jobs, args.workers)
+    r = measures.results()
     final = connect4_report(nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args,
                             "alphazero_plus", **evaluate.search_options(cfg))
     truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{uct}"
@@ -833,7 +878,8 @@ def part_recipe(args):
     both = {k: spent[k] + (lab_spent[k] if first else 0) for k in spent}  # the lab's training, if it ran here
     return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": {c.name: c.within for c in bars},
             "checks": bars, "seconds_trained": round(trained, 1), "lab_seconds": round(lab_seconds, 1),
-            "time_split": evaluate.time_split(both, t1 - t0 + (lab_seconds if first else 0), time.time() - t1)}
+            "time_split": evaluate.time_split(both, t1 - t0 + (lab_seconds if first else 0), time.time() - t1,
+                                              measures.beside)}
 
 
 # Pictures (--plots DIR), as evaluate.py draws its own
