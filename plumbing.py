@@ -154,9 +154,9 @@ QUEUED = itertools.count()  # the order jobs were added in: among equal ranks, t
 class Workers:
     """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
     does the work). Jobs added wait in one queue, by rank: an idle worker takes the next while this process waits for
-    any pool's jobs (a training's self-play) or pumps (its Adam steps, each step). A pool's own wait hands out its
-    jobs to all its workers, those it waits for first; another pool's, to all but one, the core that the training in
-    this process keeps busy.
+    any pool's jobs (a training's self-play) or pumps (its Adam steps, each step), as long as fewer workers of all
+    the POOLS together are busy than there are cores (n): all n while this process waits, n - 1 while it computes.
+    A pool's own jobs go first, those it waits for before the rest.
     Public APIs only; every wait has a timeout and watches each worker's process (those of the other POOLS too) as
     well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
@@ -197,9 +197,9 @@ class Workers:
         self.batch = self.add(fn, jobs, report, done)
         self.hand_out(self.n)
 
-    def hand_out(self, room, first=None):  # idle workers take the next jobs queued (first's, if given), up to room
-        for k, pipe in enumerate(self.pipes):  # of them busy
-            if not self.todo or len(self.busy) >= room:
+    def hand_out(self, room, first=None):  # idle workers take the next jobs queued (first's, if given) while fewer
+        for k, pipe in enumerate(self.pipes):  # than room workers of all the POOLS are busy
+            if not self.todo or sum(len(workers.busy) for workers in {self, *POOLS}) >= room:
                 return
             if pipe not in self.busy:
                 _, _, batch, j, job = self.todo.pop(next((i for i, q in enumerate(self.todo) if q[2] is first), 0))
@@ -210,13 +210,14 @@ class Workers:
                 except OSError:  # its end is closed: the worker is gone
                     raise self.died(k) from None
 
-    def pump(self, timeout, first=None):
-        """Idle workers take queued jobs (this pool's on all its workers, first's before the others; the other POOLS'
-        on all but one); then what the busy ones of every pool sent is taken in, waiting up to timeout."""
-        self.hand_out(self.n, first)
+    def pump(self, timeout, room, first=None):
+        """Idle workers take queued jobs, this pool's first (first's before the rest), then the other POOLS', while
+        fewer than room are busy (n while this process waits, n - 1 while it computes); then what the busy ones of
+        every pool sent is taken in, waiting up to timeout."""
+        self.hand_out(room, first)
         for other in POOLS:
             if other is not self:
-                other.hand_out(other.n - 1)
+                other.hand_out(room)
         busy = {pipe: workers for workers in {self, *POOLS} for pipe in workers.busy}
         ends = {process.sentinel: (workers, k) for workers in POOLS for k, process in
                 enumerate(workers.processes)}  # each ready once its process has ended; another pool's too (an idle
@@ -268,7 +269,7 @@ class Workers:
             on_move = {"on_move": lambda *now: batch.report(k, *now)} if batch.report else {}
             self.ended(batch, k, batch.fn(**job, **on_move))
         while batch.left:
-            self.pump(WAIT, batch)
+            self.pump(WAIT, self.n, batch)
         return batch.results
 
     def map(self, fn, jobs, report=None, done=None):
@@ -359,7 +360,7 @@ class Run:
         return tuple(np.concatenate(part) for part in zip(*results))
 
     def step_done(self):  # fit's on_step: the line counts Adam's steps, and hears how the games played meanwhile go
-        self.workers.pump(0)
+        self.workers.pump(0, self.workers.n - 1)
         self.show(steps=self.steps + 1)
 
     def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
