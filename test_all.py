@@ -138,10 +138,12 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_an_unknown_setting_is_refused_in_one_line_that_names_it
     test_train_refuses_a_setting_outside_its_range_before_any_work
     test_training_names_every_setting_a_game_lacks_before_any_self_play
-  Workers: jobs in order and errors sent back; a death in words, never a hang; an orphan ends; a game made at run time
+  Workers: jobs in order and errors sent back; a death in words, never a hang; no more busy than cores; an orphan
+  ends; a game made at run time
     test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back
     test_a_worker_that_dies_is_an_error_in_words_and_no_hang
     test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another
+    test_pools_together_keep_no_more_workers_busy_than_cores
     test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
     test_a_game_registered_at_run_time_reaches_the_worker_processes
     test_the_workers_tell_their_games_where_the_live_line_reads_them
@@ -2527,6 +2529,22 @@ def test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another():
         idle.close()
         busy.close()
     assert idle not in plumbing.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
+
+
+def test_pools_together_keep_no_more_workers_busy_than_cores():
+    # evaluate.py's pool for measures beside a training's own, 2 cores: jobs added while this process computes take
+    # n - 1 = 1 worker; the training's self-play then starts on the one core left, not on a third process; every job
+    # still gets its own result (9 // 2 = 4, 7 // 3 = 2; k // 4 for k < 5: four 0s and a 1)
+    measures, training = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
+    try:
+        batch = measures.add(quotient, [dict(a=k, b=4) for k in range(5)])
+        assert len(measures.busy) == 1
+        training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        assert len(measures.busy) + len(training.busy) == 2
+        assert training.collect() == [4, 2] and measures.collect(batch) == [0, 0, 0, 0, 1]
+    finally:
+        measures.close()
+        training.close()
 
 
 def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
