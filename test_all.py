@@ -1277,14 +1277,17 @@ def test_cached_network_outputs_change_no_search():
     numpy_net, batches = alphazero.NumpyNet(net_for(alphazero, "connect4", 32)), []
     net = lambda x: (batches.append(len(x)), numpy_net(x))[1]  # counts the positions the network is asked about
     states = [s for s in random_connect4_positions(40, seed=1) if not s.is_over()] * 2  # each position twice
-    # values to 5 places: the network's float32 sums round a little differently in batches of other sizes
-    visits = lambda roots: [[(ch.move, ch.n, round(ch.w, 5)) for ch in r.children] for r in roots]
+    # values within 1e-4: the network's float32 sums round a little differently in batches of other sizes (rounding
+    # to 5 places both sides would now and then split two values at a rounding edge)
+    visits = lambda roots: [[(ch.move, ch.n, ch.w) for ch in r.children] for r in roots]
+    same = lambda a, b: [[x[:2] for x in r] for r in a] == [[x[:2] for x in r] for r in b] and all(
+        abs(x[2] - y[2]) < 1e-4 for r, q in zip(a, b) for x, y in zip(r, q))
     plain, cache = visits(alphazero.search(states, net, 40)), {}
     batches.clear()
-    assert visits(alphazero.search(states, net, 40, cache=cache)) == plain
+    assert same(visits(alphazero.search(states, net, 40, cache=cache)), plain)
     assert batches[0] == len({s.key() for s in states})  # the roots: each position once
     batches.clear()
-    assert visits(alphazero.search(states, net, 40, cache=cache)) == plain and batches == []  # all from the cache
+    assert same(visits(alphazero.search(states, net, 40, cache=cache)), plain) and batches == []  # all from the cache
 
 
 def test_visit_counts_sum_to_the_simulations():
