@@ -702,9 +702,9 @@ def further_tictactoe(args, trainings):
     """The lab's two tic-tac-toe questions, with Part 1's settings and 3 seeds each (trainings: tictactoe_trainings'):
     does starting some self-play games from a random first move cure the edge-opening blind spot, and what do noise
     and temperature do?"""
-    q, ways = args.quick, WAYS
-    seeds, n_games = [args.seed + i for i in range(3)], 10 if q else 100
+    ways, n_games = WAYS, 10 if args.quick else 100
     runs, cfgs, keep = tictactoe_runs(args)
+    seeds = sorted({seed for _, seed in runs})
     evaluate.progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
                       f"iterations each, side by side")
     snapshots, _ = zip(*evaluate.POOL.collect(trainings))

@@ -92,6 +92,10 @@ class RemoteTraceback(Exception):
         return self.args[0]
 
 
+def running():  # the workers of all the POOLS doing a job, not paused
+    return sum(len(workers.busy) - len(workers.paused) for workers in POOLS)
+
+
 def orphaned(parent):  # a worker's watch: once its main process is gone (even killed outright), it ends too
     while os.getppid() == parent:
         time.sleep(WAIT)
@@ -103,9 +107,12 @@ class Known(int):
     that pickle cannot name (defined in a function, or exec'd) still reaches them."""
 
 
-def serve(pipe, start, parent, known=()):
+def serve(pipe, start, parent, known=(), go=None):
     """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back;
-    parent: its main process's id (once it has another parent, that one is gone); known: see Known."""
+    parent: its main process's id (once it has another parent, that one is gone); known: see Known; go: the Event
+    that pause_point waits for."""
+    global ASKED
+    ASKED = (pipe, go) if go is not None else None
     for sig in STOPS:  # the main process handles signals (it kills the workers); SIGTERM to all kills them at once
         signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
@@ -132,6 +139,29 @@ def serve(pipe, start, parent, known=()):
 
 
 POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
+ASKED = None  # in a worker: its pipe, and the Event its main process clears to ask it to pause (see pause_point)
+
+
+def pause_point():
+    """Called between two steps of a long job (a training's Adam step, a move of its games): in a worker whose main
+    process asks it to pause (a job ranked before this one needs the core), it says so and waits to be let go on.
+    Whether it paused; a Run's clock leaves the pause out."""
+    if ASKED and not ASKED[1].is_set():
+        t0 = time.time()
+        ASKED[0].send(("paused", None))
+        ASKED[1].wait()
+        PAUSED[0] += time.time() - t0
+        return True
+    return False
+
+
+PAUSED = [0.0]  # the seconds this process has spent paused (in a worker, at pause_point)
+
+
+def clock():  # a Run's clock: seconds, less those paused
+    return time.time() - PAUSED[0]
+
+
 START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)  # on Linux a worker starts
 # as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14. Python
 # 3.12+ warns of a fork in a process that has threads (a notebook's, a test's): a lock one of them held at the fork
@@ -155,20 +185,26 @@ class Workers:
     """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
     does the work). Jobs added wait in one queue, by rank: an idle worker takes the next while this process waits for
     any pool's jobs (a training's self-play) or pumps (its Adam steps, each step), as long as fewer workers of all
-    the POOLS together are busy than there are cores (n): all n while this process waits, n - 1 while it computes.
-    A pool's own jobs go first, those it waits for before the rest.
+    the POOLS together are running than there are cores (n): all n while this process waits, n - 1 while it computes.
+    A pool's own jobs go first, those it waits for before the rest. A job that waits while all the cores are taken
+    asks a running job of a later rank (another pool's too) to pause: a long one (a training) does at its next
+    pause_point, and goes on once a core is free again, before any job of a later rank begins.
     Public APIs only; every wait has a timeout and watches each worker's process (those of the other POOLS too) as
     well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
     def __init__(self, n, start, known=()):
         self.n, self.pipes, self.processes, self.known = n, [], [], list(known)
         self.todo, self.busy = [], {}  # (rank, order, batch, k, job) waiting; {pipe: (batch, k)} being done
+        self.go, self.asked, self.paused = [], set(), set()  # an Event a worker; the pipes asked to pause; paused
         POOLS.extend([self] * (n > 1))
         held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a signal waits until the workers ignore it
         try:
             for _ in range(n if n > 1 else 0):
                 here, there = START.Pipe()
-                process = START.Process(target=serve, args=(there, start, os.getpid(), self.known), daemon=True)
+                self.go.append(START.Event())
+                self.go[-1].set()
+                process = START.Process(target=serve, args=(there, start, os.getpid(), self.known, self.go[-1]),
+                                        daemon=True)
                 with warnings.catch_warnings():  # (see START)
                     warnings.filterwarnings("ignore", FORK_WITH_THREADS, DeprecationWarning)
                     process.start()
@@ -193,31 +229,65 @@ class Workers:
         self.hand_out(self.n - 1)
         return batch
 
-    def start(self, fn, jobs, report=None, done=None):  # add, on every worker at once; collect() waits for them
-        self.batch = self.add(fn, jobs, report, done)
+    def start(self, fn, jobs, report=None, done=None):  # add, on every worker at once; collect() waits for them. Rank
+        self.batch = self.add(fn, jobs, report, done, rank=-1)  # -1: before any part's jobs (a training's self-play)
         self.hand_out(self.n)
 
-    def hand_out(self, room, first=None):  # idle workers take the next jobs queued (first's, if given) while fewer
-        for k, pipe in enumerate(self.pipes):  # than room workers of all the POOLS are busy
-            if not self.todo or sum(len(workers.busy) for workers in {self, *POOLS}) >= room:
-                return
-            if pipe not in self.busy:
-                _, _, batch, j, job = self.todo.pop(next((i for i, q in enumerate(self.todo) if q[2] is first), 0))
-                self.busy[pipe] = batch, j
-                try:
-                    sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
-                    pipe.send((batch.fn, dict(job, **sent, **({"on_move": True} if batch.report else {}))))
-                except OSError:  # its end is closed: the worker is gone
-                    raise self.died(k) from None
+    def hand_out(self, room, first=None):
+        """While fewer than room workers of all the POOLS are running, the best job waiting in any of them goes on: a
+        paused one, or a queued one that has an idle worker; the batch `first` (of this pool) before the rest, then
+        by rank, this pool's before another's, a paused job before a queued one. If one still waits with an idle
+        worker but no core, the running job of the latest rank after its own is asked to pause (see pause_point)."""
+        pools = [self] + [workers for workers in POOLS if workers is not self]
+        while True:
+            waiting = []  # (what goes first, workers, a worker's pipe, the queued job's index: None if paused)
+            for i, workers in enumerate(pools):
+                waiting += [((workers.busy[pipe][0] is not first, workers.busy[pipe][0].rank, i, 0), workers, pipe, None)
+                            for pipe in workers.paused]
+                idle = [pipe for pipe in workers.pipes if pipe not in workers.busy]
+                if idle and workers.todo:
+                    j = next((j for j, queued in enumerate(workers.todo) if queued[2] is first), 0)
+                    waiting.append(((workers.todo[j][2] is not first, workers.todo[j][0], i, 1), workers, idle[0], j))
+            if not waiting:
+                break
+            (_, rank, _, _), workers, pipe, j = min(waiting, key=lambda w: w[0])
+            if running() >= room:
+                break
+            if j is None:
+                workers.go_on(pipe)
+            else:
+                workers.send(pipe, j)
+        asking = [(workers, pipe) for workers in pools for pipe in workers.asked - workers.paused]
+        if not waiting or j is None:  # no queued job waits for a core: an ask not yet heard is no longer needed
+            for workers, pipe in asking:
+                workers.go_on(pipe)
+            return
+        later = [(batch.rank, workers, pipe) for workers in pools for pipe, (batch, _) in workers.busy.items()
+                 if batch.rank > rank and pipe not in workers.asked]
+        if later and not asking:  # one ask at a time
+            _, workers, pipe = max(later, key=lambda b: b[0])
+            workers.asked.add(pipe)
+            workers.go[workers.pipes.index(pipe)].clear()
+
+    def send(self, pipe, i):  # the queued job i to the idle worker at pipe
+        _, _, batch, j, job = self.todo.pop(i)
+        self.busy[pipe] = batch, j
+        try:
+            sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
+            pipe.send((batch.fn, dict(job, **sent, **({"on_move": True} if batch.report else {}))))
+        except OSError:  # its end is closed: the worker is gone
+            raise self.died(self.pipes.index(pipe)) from None
+
+    def go_on(self, pipe):  # a worker asked to pause (paused or not yet) lets its job go on
+        self.asked.discard(pipe)
+        self.paused.discard(pipe)
+        self.go[self.pipes.index(pipe)].set()
 
     def pump(self, timeout, room, first=None):
-        """Idle workers take queued jobs, this pool's first (first's before the rest), then the other POOLS', while
-        fewer than room are busy (n while this process waits, n - 1 while it computes); then what the busy ones of
-        every pool sent is taken in, waiting up to timeout."""
+        """The jobs waiting in all the POOLS go on (hand_out) while fewer than room workers are running (n while this
+        process waits, n - 1 while it computes), the batch first's first; then what the busy workers of every pool
+        sent is taken in, waiting up to timeout."""
         self.hand_out(room, first)
-        for other in POOLS:
-            if other is not self:
-                other.hand_out(room)
         busy = {pipe: workers for workers in {self, *POOLS} for pipe in workers.busy}
         ends = {process.sentinel: (workers, k) for workers in POOLS for k, process in
                 enumerate(workers.processes)}  # each ready once its process has ended; another pool's too (an idle
@@ -233,6 +303,11 @@ class Workers:
         except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
             raise self.died(self.pipes.index(pipe)) from None
         batch, k = self.busy[pipe]
+        if kind == "paused":  # (if it was let go on meanwhile, it has gone on)
+            self.paused.update({pipe} & self.asked)
+            return
+        if kind != "progress" and pipe in self.asked:  # its job over, the ask is
+            self.go_on(pipe)
         if kind == "error":  # the worker's exception, raised here with its traceback there as the cause
             error, trace = what
             raise error from RemoteTraceback(trace)
@@ -307,7 +382,7 @@ class Run:
         if self.out is not None:
             claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
         self.restore = self.start_process()  # (at the end, its threads and gc thresholds as they were)
-        self.began, self.workers, self.line = time.time(), Workers(1, None), LiveLine()
+        self.began, self.workers, self.line = clock(), Workers(1, None), LiveLine()
         return self
 
     def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
@@ -349,22 +424,23 @@ class Run:
         jobs = [dict(game=game, net=net, n_games=share, cfg=cfg, rng=np.random.default_rng((*seed, k)))
                 for k, share in enumerate(self.workers.shares(n_games))]
         it = seed[-1]
-        self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, time.time())
+        self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, clock())
         self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
 
     def collect(self):  # the examples of the games begun, joined; the wait counts as self-play (in-process, the games)
-        t0 = time.time()
+        t0 = clock()
         self.phases["playing"] = self.phases["playing"] if self.workers.pipes else (self.next, t0)
         results = self.workers.collect()
-        self.laps, self.phases = (t0, time.time()), {"training": (self.next, time.time())}
+        self.laps, self.phases = (t0, clock()), {"training": (self.next, clock())}
         return tuple(np.concatenate(part) for part in zip(*results))
 
     def step_done(self):  # fit's on_step: the line counts Adam's steps, and hears how the games played meanwhile go
         self.workers.pump(0, self.workers.n - 1)
         self.show(steps=self.steps + 1)
 
-    def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn
-        self.steps, now = self.steps if steps is None else steps, time.time()
+    def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn; in a worker (a
+        pause_point()                       # training beside others), a step where it may pause
+        self.steps, now = self.steps if steps is None else steps, clock()
         self.counts.update(counts)
         done = [sum(c[i] for c in self.counts.values()) for i in (0, 1)]
         parts = [f"iteration {it}: " + (f"{self.steps}/{self.cfg['steps']} Adam steps" if phase == "training" else
@@ -373,7 +449,7 @@ class Run:
         self.line.draw("; ".join(parts), PROGRESS_EVERY)
 
     def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
-        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, time.time(), self.cfg, losses
+        (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, clock(), self.cfg, losses
         self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
         self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
         self.line.clear()

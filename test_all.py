@@ -2550,6 +2550,89 @@ def test_pools_together_keep_no_more_workers_busy_than_cores():
         training.close()
 
 
+def test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier():
+    # 2 workers: three jobs of a minute queued first (rank 0) take one worker; a batch queued after them, at a later
+    # rank, is the one collect waits for: the idle worker takes its jobs (17 // 5 = 3, 20 // 6 = 3), not the minute's
+    # next; both of those are still queued when collect returns. Taken in queue order, collect would wait 2 minutes.
+    workers = plumbing.Workers(2, lambda: None)
+    try:
+        slow = workers.add(apply_job, [dict(fn=time.sleep, arg=60)] * 3)
+        assert len(workers.busy) == 1
+        quick = workers.add(quotient, [dict(a=17, b=5), dict(a=20, b=6)], rank=4)
+        assert workers.collect(quick) == [3, 3]
+        assert [queued[2] for queued in workers.todo] == [slow, slow]
+    finally:
+        workers.close()
+
+
+def steps_until(path):
+    """A long job in steps of 10 ms, each a point where it may pause (as a training's Adam steps are), until a file
+    appears at path, for a minute at most: whether it saw the file, and how many times it paused."""
+    paused, end = 0, time.time() + 60
+    while not os.path.exists(path) and time.time() < end:
+        paused += plumbing.pause_point()
+        time.sleep(0.01)
+    return os.path.exists(path), paused
+
+
+def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(tmp_path):
+    # 2 cores, both running long jobs of rank 3 (evaluate's Part 3a trainings begun ahead) that end once a file
+    # appears; a training's self-play (rank 0) then starts 2 jobs: a running job is asked to pause, does at its next
+    # step, and the self-play takes its core (9 // 2 = 4, 7 // 3 = 2); then the file appears, and the long jobs go
+    # on and see it. Had neither paused, the self-play would have waited for them to give up, a minute on.
+    beside, training, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
+    try:
+        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
+        beside.hand_out(2)
+        assert len(beside.busy) == 2 and plumbing.running() == 2
+        training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        assert training.collect() == [4, 2]
+        sign.touch()
+        results = beside.collect(batch)
+        assert [seen for seen, _ in results] == [True, True] and sum(paused for _, paused in results) >= 1, results
+        assert not beside.paused and not beside.asked and plumbing.running() == 0
+    finally:
+        beside.close()
+        training.close()
+
+
+def test_a_parts_work_ahead_begins_as_the_part_before_it_begins(tmp_path):
+    # main, with three parts a, b, c and work ahead for a and c: a's at once, c's as b begins, not before a (a long
+    # job begun sooner takes a core from a's self-play and leaves b's Adam steps nothing to run beside)
+    script = tmp_path / "ahead.py"
+    script.write_text(f"""import sys
+sys.path.insert(0, {HERE!r})
+import evaluate
+said = []
+part = lambda name: lambda args: said.append(name) or {{"checks": []}}
+ahead = lambda name: lambda args: said.append(name + " ahead") if name + " ahead" not in said else None
+evaluate.main({{name: (name, part(name), (1, 1)) for name in "abc"}}, "", None, "r.json", {{}},
+              ahead={{"a": ahead("a"), "c": ahead("c")}})
+print(said)
+""")
+    out = subprocess.run([sys.executable, str(script), "--workers", "1", "--json", str(tmp_path / "r.json")],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "['a ahead', 'a', 'c ahead', 'b', 'c']", out
+
+
+def test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone(monkeypatch):
+    # evaluate's Measures begins a kept network's matches while its training goes on: on 2 workers each job is cut
+    # into 2 * 2 = 4 pieces that run while another pool's 7 jobs (k // 3) come and go; each job's total is the one
+    # run_jobs gives in this process, in one piece (tic-tac-toe: 6 games a match at 3 simulations, 10 positions)
+    jobs = evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0)
+    alone = evaluate.run_jobs(jobs, 1)
+    monkeypatch.setattr(evaluate, "POOL", plumbing.Workers(2, alphazero.start_process))
+    training = plumbing.Workers(2, lambda: None)
+    try:
+        measures = evaluate.Measures(2).add(jobs)
+        assert len(measures.batches[0][0]) == 4 * len(jobs)
+        assert training.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
+        assert measures.results() == alone
+    finally:
+        evaluate.POOL.close()
+        training.close()
+
+
 def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
     # A main process killed by SIGKILL runs no clean-up: its workers, each busy with a job of a minute, see it gone
     # and end themselves before their jobs do (they would write the file `done`). Each worker prints its process id
