@@ -1075,11 +1075,11 @@ def noise_rules():
 
 
 PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (12, 1)),  # seconds: (full, --quick), the
-         "1": ("AlphaZero on tic-tac-toe", part_1, (41, 3)),                  # full ones from the summary of the
-         "2": ("AlphaZero on Connect Four", part_2, (210, 3)),                # README's run; they drive the estimate
-         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (42, 5)),  # of the time left
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (7, 1))}
-NEEDS = {"3b": ("2", (170, 2))}  # a part that trains another's network when run without it: that part, and the
+         "1": ("AlphaZero on tic-tac-toe", part_1, (51, 3)),                  # full ones from the summary of the
+         "2": ("AlphaZero on Connect Four", part_2, (260, 3)),                # README's run; they drive the estimate
+         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (18, 5)),  # of the time left (3a's trainings
+         "3b": ("Gumbel v PUCT with the same network", part_3b, (10, 1))}        # run beside Part 2's there)
+NEEDS = {"3b": ("2", (210, 2))}  # a part that trains another's network when run without it: that part, and the
 #                                  seconds of its training, added to the estimate of the time left
 
 

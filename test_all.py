@@ -138,12 +138,17 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_an_unknown_setting_is_refused_in_one_line_that_names_it
     test_train_refuses_a_setting_outside_its_range_before_any_work
     test_training_names_every_setting_a_game_lacks_before_any_self_play
-  Workers: jobs in order and errors sent back; a death in words, never a hang; no more busy than cores; an orphan
-  ends; a game made at run time
+  Workers: jobs in order and errors sent back; a death in words, never a hang; no more running than cores; the
+  batch awaited first; a later rank pauses for an earlier one; evaluate's work beside and ahead; an orphan ends,
+  paused or not; a game made at run time
     test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back
     test_a_worker_that_dies_is_an_error_in_words_and_no_hang
     test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another
     test_pools_together_keep_no_more_workers_busy_than_cores
+    test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier
+    test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after
+    test_a_parts_work_ahead_begins_as_the_part_before_it_begins
+    test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone
     test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
     test_a_game_registered_at_run_time_reaches_the_worker_processes
     test_the_workers_tell_their_games_where_the_live_line_reads_them
@@ -2633,24 +2638,34 @@ def test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone(mo
         training.close()
 
 
-def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(tmp_path):
+@pytest.mark.parametrize("paused", [False, True])
+def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(paused, tmp_path):
     # A main process killed by SIGKILL runs no clean-up: its workers, each busy with a job of a minute, see it gone
     # and end themselves before their jobs do (they would write the file `done`). Each worker prints its process id
-    # from inside its job, so the kill lands while the jobs run.
+    # from inside its job, so the kill lands while the jobs run. Paused: two more workers, of another pool, began
+    # jobs of a later rank first; the two jobs of a minute then ran only once both of those had paused (a core
+    # each), and the paused ones end too.
     script = tmp_path / "main.py"
     script.write_text(f"""import os, sys, time
 sys.path.insert(0, {HERE!r})
 import plumbing
-def busy(seconds):
+def busy(seconds, pausing=False):
     print(os.getpid(), flush=True)
-    time.sleep(seconds)
+    end = time.time() + seconds
+    while time.time() < end:
+        plumbing.pause_point() if pausing else None
+        time.sleep(0.01)
     open({str(tmp_path / "done")!r}, "w")
-workers = plumbing.Workers(2, lambda: None)
-workers.map(busy, [dict(seconds=60)] * 2)
+workers = [plumbing.Workers(2, lambda: None) for _ in range(1 + {paused})]
+if {paused}:
+    workers[1].add(busy, [dict(seconds=60, pausing=True)] * 2, rank=3)
+    workers[1].hand_out(2)
+workers[0].map(busy, [dict(seconds=60)] * 2)
 """)
     main = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=HERE)
-    pids = [int(line) for line in read_lines(main, lambda lines: len(lines) >= 2)[:2]]
-    assert len(set(pids)) == 2 and set(map(str, pids)) == set(children(main.pid)), "the two workers, in their jobs"
+    n = 4 if paused else 2
+    pids = [int(line) for line in read_lines(main, lambda lines: len(lines) >= n)[:n]]
+    assert len(set(pids)) == n and set(map(str, pids)) == set(children(main.pid)), "the workers, in their jobs"
     main.kill()
     main.wait(timeout=120)
     deadline = time.time() + 120
