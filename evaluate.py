@@ -378,7 +378,7 @@ def play_match(game, agent, opponent, indices, seed, opening):
         rngs.append(np.random.default_rng([seed, i, 1]))
     agent_first = [i % 2 == 0 for i in indices]
     while not all(s.is_over() for s in states):
-        plumbing.pause_point()  # in a worker, beside a training's self-play: a point where it may give way
+        plumbing.pause_point()  # in a worker: where it may give way to a job ranked before it (see plumbing)
         for player, is_agent in ((agent, True), (opponent, False)):
             turn = [j for j, s in enumerate(states) if not s.is_over() and s.first_to_move() == (agent_first[j] == is_agent)]
             if turn:
@@ -704,9 +704,10 @@ def part_3a_runs(quick, seed):
 
 
 def part_3a_trainings(args):
-    """Part 3a's six trainings, begun once, one per worker process (with 2 simulations self-play is cheap and the
-    Adam steps are most of the time): main begins them as the part before
-    (Part 2) begins, so that they fill the cores its Adam steps leave idle. Their batch (POOL.collect gives (networks, seconds spent) for each run)."""
+    """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
+    the Adam steps are most of the time): in the whole run main begins them as Part 2 begins, so that they fill the
+    cores its Adam steps leave idle (with --part 3a, at once). Their batch (POOL.collect gives (networks, seconds
+    spent) for each run)."""
     key = "3a", args.quick, args.seed, args.workers
     if key not in AHEAD:
         runs, cfgs = part_3a_runs(args.quick, args.seed)
@@ -757,7 +758,7 @@ def part_3b_sizes(quick):
 
 def part_3b_matches(args):
     """Part 3b's matches, made once: they begin as soon as Part 2's training keeps its final network (at once if it
-    has), so that asked for early (see main) they run beside the measures of whatever part comes then."""
+    has): in the whole run main asks for them as Part 3a begins, so that they run beside its wait and measures."""
     key = "3b", args.quick, args.seed, args.workers
     if key not in AHEAD:
         AHEAD[key] = matches = Measures(args.workers, "3b")
@@ -773,7 +774,7 @@ def part_3b(args):
     first = not part_2_trained(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
     if first:
         progress("part 3b needs Part 2's final Connect Four network, not trained in this run: training it first")
-    matches = part_3b_matches(args)  # (begun already if main was asked for them as Part 3a began)
+    matches = part_3b_matches(args)  # (begun already in the whole run, as Part 3a began)
     t0 = time.time()
     part_2_training(args.quick, args.seed, args.workers)  # its final network begins the matches
     t1 = time.time()
@@ -1078,7 +1079,8 @@ PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (12, 1)
          "1": ("AlphaZero on tic-tac-toe", part_1, (51, 3)),                  # full ones from the summary of the
          "2": ("AlphaZero on Connect Four", part_2, (260, 3)),                # README's run; they drive the estimate
          "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (18, 5)),  # of the time left (3a's trainings
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (10, 1))}        # run beside Part 2's there)
+         "3b": ("Gumbel v PUCT with the same network", part_3b, (10, 1))}        # run beside Part 2's there: alone,
+#                                                                                  3a takes about 60 s)
 NEEDS = {"3b": ("2", (210, 2))}  # a part that trains another's network when run without it: that part, and the
 #                                  seconds of its training, added to the estimate of the time left
 
@@ -1152,9 +1154,10 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     seconds, full and --quick)}) or measure one checkpoint, print a summary, write every number to JSON (by default
     json_path) and, with --plots, draw each part's figures (plots: {name: function of its results}). One pool of
     worker processes serves every part. check(args) refuses bad arguments with ValueError, before any work.
-    ahead: {part: a function of args that begins some of its work}, called as the part before it begins, so that
-    the workers do it in the time that part leaves them idle (its own work first). Not sooner: a long job begun
-    early takes a core from the earlier parts' self-play, and leaves the later Adam steps nothing to run beside."""
+    ahead: {part: a function of args that begins some of its work, once (called again, it gives what it began)},
+    called as the part before it begins, so that the workers do it in the time that part leaves them idle (its own
+    work first), and again as the part begins. Not sooner: done by then, it would leave that part's last Adam steps
+    nothing to run beside."""
     global POOL
     if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
         sys.stdout = plumbing.Unbroken(sys.stdout)

@@ -143,9 +143,9 @@ ASKED = None  # in a worker: its pipe, and the Event its main process clears to 
 
 
 def pause_point():
-    """Called between two steps of a long job (a training's Adam step, a move of its games): in a worker whose main
-    process asks it to pause (a job ranked before this one needs the core), it says so and waits to be let go on.
-    Whether it paused; a Run's clock leaves the pause out."""
+    """Called between two steps of a long job (a training's Adam step or move, Run.show; a round of a match's moves,
+    evaluate.play_match): in a worker whose main process asks it to pause (a job ranked before this one waits for a
+    core), it says so and waits to be let go on. Whether it paused; a Run's clock leaves the pause out."""
     if ASKED and not ASKED[1].is_set():
         t0 = time.time()
         ASKED[0].send(("paused", None))
@@ -183,12 +183,14 @@ QUEUED = itertools.count()  # the order jobs were added in: among equal ranks, t
 
 class Workers:
     """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
-    does the work). Jobs added wait in one queue, by rank: an idle worker takes the next while this process waits for
-    any pool's jobs (a training's self-play) or pumps (its Adam steps, each step), as long as fewer workers of all
-    the POOLS together are running than there are cores (n): all n while this process waits, n - 1 while it computes.
-    A pool's own jobs go first, those it waits for before the rest. A job that waits while all the cores are taken
-    asks a running job of a later rank (another pool's too) to pause: a long one (a training) does at its next
-    pause_point, and goes on once a core is free again, before any job of a later rank begins.
+    does the work). Jobs added wait in their pool's queue, by rank (a lower one first; a training's self-play, -1,
+    before any part's): an idle worker takes the next while this process waits for any pool's jobs or pumps (its Adam
+    steps, each step), as long as fewer workers of all the POOLS together are running than there are cores (n): all
+    n while this process waits, n - 1 while it computes (see hand_out: the batch waited for goes first). A queued job
+    that has an idle worker but no core asks a running job of a later rank (another pool's too) to pause: a training
+    or a match does at its next pause_point, and goes on once a core is free, before a queued job of its rank.
+    A job that never calls pause_point (a short piece of measures) just ends; so does one of a pool with no idle
+    worker (the earlier job waits for a worker of its own).
     Public APIs only; every wait has a timeout and watches each worker's process (those of the other POOLS too) as
     well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
@@ -236,8 +238,10 @@ class Workers:
     def hand_out(self, room, first=None):
         """While fewer than room workers of all the POOLS are running, the best job waiting in any of them goes on: a
         paused one, or a queued one that has an idle worker; the batch `first` (of this pool) before the rest, then
-        by rank, this pool's before another's, a paused job before a queued one. If one still waits with an idle
-        worker but no core, the running job of the latest rank after its own is asked to pause (see pause_point)."""
+        by rank, this pool's before another's, a paused job before a queued one. If the best is a queued one with an
+        idle worker but no core, the running job of the latest rank after its own is asked to pause (pause_point),
+        one ask at a time. An ask stands until the job pauses or ends: a pause not needed by then goes on at the
+        next hand_out with a core free. (An ask never taken back cannot be answered late, after another ask.)"""
         pools = [self] + [workers for workers in POOLS if workers is not self]
         while True:
             waiting = []  # (what goes first, workers, a worker's pipe, the queued job's index: None if paused)
@@ -257,14 +261,11 @@ class Workers:
                 workers.go_on(pipe)
             else:
                 workers.send(pipe, j)
-        asking = [(workers, pipe) for workers in pools for pipe in workers.asked - workers.paused]
-        if not waiting or j is None:  # no queued job waits for a core: an ask not yet heard is no longer needed
-            for workers, pipe in asking:
-                workers.go_on(pipe)
+        if not waiting or j is None:  # no queued job waits for a core
             return
         later = [(batch.rank, workers, pipe) for workers in pools for pipe, (batch, _) in workers.busy.items()
                  if batch.rank > rank and pipe not in workers.asked]
-        if later and not asking:  # one ask at a time
+        if later and not any(workers.asked - workers.paused for workers in pools):  # one ask at a time
             _, workers, pipe = max(later, key=lambda b: b[0])
             workers.asked.add(pipe)
             workers.go[workers.pipes.index(pipe)].clear()
@@ -303,8 +304,8 @@ class Workers:
         except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
             raise self.died(self.pipes.index(pipe)) from None
         batch, k = self.busy[pipe]
-        if kind == "paused":  # (if it was let go on meanwhile, it has gone on)
-            self.paused.update({pipe} & self.asked)
+        if kind == "paused":  # the answer to the ask that stands (see hand_out)
+            self.paused.add(pipe)
             return
         if kind != "progress" and pipe in self.asked:  # its job over, the ask is
             self.go_on(pipe)

@@ -2558,7 +2558,7 @@ def test_pools_together_keep_no_more_workers_busy_than_cores():
 def test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier():
     # 2 workers: three jobs of a minute queued first (rank 0) take one worker; a batch queued after them, at a later
     # rank, is the one collect waits for: the idle worker takes its jobs (17 // 5 = 3, 20 // 6 = 3), not the minute's
-    # next; both of those are still queued when collect returns. Taken in queue order, collect would wait 2 minutes.
+    # next; both of those are still queued when collect returns. Taken in queue order, collect would wait a minute.
     workers = plumbing.Workers(2, lambda: None)
     try:
         slow = workers.add(apply_job, [dict(fn=time.sleep, arg=60)] * 3)
@@ -2582,7 +2582,7 @@ def steps_until(path):
 
 def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(tmp_path):
     # 2 cores, both running long jobs of rank 3 (evaluate's Part 3a trainings begun ahead) that end once a file
-    # appears; a training's self-play (rank 0) then starts 2 jobs: a running job is asked to pause, does at its next
+    # appears; a training's self-play (rank -1) then starts 2 jobs: a running job is asked to pause, does at its next
     # step, and the self-play takes its core (9 // 2 = 4, 7 // 3 = 2); then the file appears, and the long jobs go
     # on and see it. Had neither paused, the self-play would have waited for them to give up, a minute on.
     beside, training, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
@@ -2602,8 +2602,8 @@ def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(tmp_p
 
 
 def test_a_parts_work_ahead_begins_as_the_part_before_it_begins(tmp_path):
-    # main, with three parts a, b, c and work ahead for a and c: a's at once, c's as b begins, not before a (a long
-    # job begun sooner takes a core from a's self-play and leaves b's Adam steps nothing to run beside)
+    # main, with three parts a, b, c and work ahead for a and c: a's at once, c's as b begins, not before a (begun
+    # sooner, it could be done before b's last Adam steps, and leave them nothing to run beside)
     script = tmp_path / "ahead.py"
     script.write_text(f"""import sys
 sys.path.insert(0, {HERE!r})
@@ -2623,7 +2623,7 @@ print(said)
 def test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone(monkeypatch):
     # evaluate's Measures begins a kept network's matches while its training goes on: on 2 workers each job is cut
     # into 2 * 2 = 4 pieces that run while another pool's 7 jobs (k // 3) come and go; each job's total is the one
-    # run_jobs gives in this process, in one piece (tic-tac-toe: 6 games a match at 3 simulations, 10 positions)
+    # run_jobs gives with 1 worker, in this process (tic-tac-toe: 6 games a match at 3 simulations, 10 positions)
     jobs = evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0)
     alone = evaluate.run_jobs(jobs, 1)
     monkeypatch.setattr(evaluate, "POOL", plumbing.Workers(2, alphazero.start_process))
