@@ -1252,6 +1252,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             args.json) == mine else "nothing written"  # (a folder gone takes the JSON too)
         if isinstance(e, ValueError):
             sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
+        plumbing.release(args.json)  # (the finally below does not run: os._exit)
         os.write(2, f"{chr(10) * sys.stderr.isatty()}interrupted; {saved}\n".encode())  # (a new line after ^C)
         os._exit(e.status)  # at once: no exit handler waits for anything
     finally:

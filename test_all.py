@@ -4235,7 +4235,7 @@ TRAINING = r"interrupted at iteration (\d+); (\S+ holds iteration \d+: add --res
 def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(argv, moments, tmp_path):
     # A job scheduler, or kill -- -PGID, sends SIGTERM to every process of the group, the workers too, here while
     # the workers start, while they work, and between two of evaluate.py's parts: each time the script ends as
-    # Ctrl-C does, in one line that says what was saved, with 128 + 15 = 143, and no process of its group is left (a
+    # Ctrl-C does, in one line that says what was saved, with 128 + 15 = 143, no lock, no process of its group (a
     # worker killed mid-task must not leave the main process waiting for it). Every wait here is bounded: a hang
     # fails the test instead of stalling the suite.
     import signal
@@ -4271,6 +4271,7 @@ def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(arg
             time.sleep(0.01)
         else:
             raise AssertionError(f"a process of {argv[0]}'s group is alive after SIGTERM at {moment!r}")
+        assert not [name for name in os.listdir(tmp_path) if name.endswith(".lock")], moment  # its lock gone too
 
 
 def group_gone(pgid):
