@@ -4,6 +4,8 @@
     python evaluate.py --part blog          # the article's numbers: UCT on Go and chess, PUCT, the worked example
     python evaluate.py --part 1             # the lab's Part 1: AlphaZero on tic-tac-toe against the exact solution
     python evaluate.py --part 2             # the lab's Part 2: AlphaZero on Connect Four against three opponents
+    python evaluate.py --part 3a            # the lab's Part 3a: PUCT and Gumbel trained with 2 simulations a move
+    python evaluate.py --part 3b            # the lab's Part 3b: Gumbel against PUCT with Part 2's network
     python evaluate.py --quick              # every part at a small size, in seconds
     python evaluate.py --checkpoint connect4.pt    # measure one saved network the same way
 Going further than the documents (the exact Connect Four solver, the five questions, the strong player): further.py.
