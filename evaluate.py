@@ -707,8 +707,8 @@ def part_3a_runs(quick, seed):
 
 def part_3a_trainings(args):
     """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
-    the Adam steps are most of the time): in the whole run main begins them as Part 2 begins, so that they fill the
-    cores its Adam steps leave idle (with --part 3a, at once). Their batch (POOL.collect gives (networks, seconds
+    the Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
+    earlier parts leave idle (the Adam steps of Parts 1 and 2: they pause for the self-play). Their batch (POOL.collect gives (networks, seconds
     spent) for each run)."""
     key = "3a", args.quick, args.seed, args.workers
     if key not in AHEAD:
@@ -727,7 +727,7 @@ def part_3a(args):
     progress(f"part 3a: training tic-tac-toe with 2 simulations per move, PUCT and Gumbel, seeds {seeds}, "
              f"{last} iterations each, the six side by side")
     t0 = time.time()
-    trainings = part_3a_trainings(args)  # begun as Part 2 began, if main was asked for them
+    trainings = part_3a_trainings(args)  # begun before the first part, if main was asked for them
     beside = sum(sum(r[1].values()) for r in trainings.results if r is not None)  # (the seconds of those done)
     snapshots, spents = zip(*POOL.collect(trainings))
     nets = [s[last] for s in snapshots]
@@ -760,7 +760,7 @@ def part_3b_sizes(quick):
 
 def part_3b_matches(args):
     """Part 3b's matches, made once: they begin as soon as Part 2's training keeps its final network (at once if it
-    has): in the whole run main asks for them as Part 3a begins, so that they run beside its wait and measures."""
+    has), so that asked for before the first part (see main) they run beside Part 2's final measures."""
     key = "3b", args.quick, args.seed, args.workers
     if key not in AHEAD:
         AHEAD[key] = matches = Measures(args.workers, "3b")
@@ -776,7 +776,7 @@ def part_3b(args):
     first = not part_2_trained(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
     if first:
         progress("part 3b needs Part 2's final Connect Four network, not trained in this run: training it first")
-    matches = part_3b_matches(args)  # (begun already in the whole run, as Part 3a began)
+    matches = part_3b_matches(args)  # (begun already if main was asked for them before the first part)
     t0 = time.time()
     part_2_training(args.quick, args.seed, args.workers)  # its final network begins the matches
     t1 = time.time()
@@ -1156,10 +1156,10 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     seconds, full and --quick)}) or measure one checkpoint, print a summary, write every number to JSON (by default
     json_path) and, with --plots, draw each part's figures (plots: {name: function of its results}). One pool of
     worker processes serves every part. check(args) refuses bad arguments with ValueError, before any work.
-    ahead: {part: a function of args that begins some of its work, once (called again, it gives what it began)},
-    called as the part before it begins, so that the workers do it in the time that part leaves them idle (its own
-    work first), and again as the part begins. Not sooner: done by then, it would leave that part's last Adam steps
-    nothing to run beside."""
+    ahead: {part: a function of args that begins some of its work, once (called again, as the part runs, it gives
+    what it began)}, called for the chosen parts before the first runs, so that the workers do it whenever the
+    earlier parts leave a core idle: an earlier part's work first, and a job of a later part pauses when an earlier
+    one (a training's self-play) waits for a core (plumbing.Workers)."""
     global POOL
     if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
         sys.stdout = plumbing.Unbroken(sys.stdout)
@@ -1229,11 +1229,11 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         POOL = plumbing.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)
+        for part in PLAN["parts"]:
+            if part in (ahead or {}):
+                ahead[part](args)
         for i, part in enumerate(PLAN["parts"]):
             PLAN.update(current=i, since=time.time())
-            for later in PLAN["parts"][i:i + 2]:  # this part's work ahead, if not begun yet, and the next part's
-                if later in (ahead or {}):
-                    ahead[later](args)
             results[part] = parts[part][1](args)
             results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
             write_json(args.json, results)

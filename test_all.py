@@ -147,7 +147,7 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_pools_together_keep_no_more_workers_busy_than_cores
     test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier
     test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after
-    test_a_parts_work_ahead_begins_as_the_part_before_it_begins
+    test_the_parts_work_ahead_begins_before_the_first_part_once
     test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone
     test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
     test_a_game_registered_at_run_time_reaches_the_worker_processes
@@ -2601,9 +2601,9 @@ def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(tmp_p
         training.close()
 
 
-def test_a_parts_work_ahead_begins_as_the_part_before_it_begins(tmp_path):
-    # main, with three parts a, b, c and work ahead for a and c: a's at once, c's as b begins, not before a (begun
-    # sooner, it could be done before b's last Adam steps, and leave them nothing to run beside)
+def test_the_parts_work_ahead_begins_before_the_first_part_once(tmp_path):
+    # main, with three parts a, b, c and work ahead for a and c: both begin before part a runs, each once (the
+    # functions in evaluate.py give what they began when called again; these say it only the first time)
     script = tmp_path / "ahead.py"
     script.write_text(f"""import sys
 sys.path.insert(0, {HERE!r})
@@ -2617,7 +2617,7 @@ print(said)
 """)
     out = subprocess.run([sys.executable, str(script), "--workers", "1", "--json", str(tmp_path / "r.json")],
                          capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "['a ahead', 'a', 'c ahead', 'b', 'c']", out
+    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "['a ahead', 'c ahead', 'a', 'b', 'c']", out
 
 
 def test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone(monkeypatch):
