@@ -1077,12 +1077,12 @@ def noise_rules():
         print("  (--quick: every part at a small size, so these verdicts say little)")
 
 
-PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (12, 1)),  # seconds: (full, --quick), the
-         "1": ("AlphaZero on tic-tac-toe", part_1, (51, 3)),                  # full ones from the summary of the
-         "2": ("AlphaZero on Connect Four", part_2, (260, 3)),                # README's run; they drive the estimate
-         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (18, 5)),  # of the time left (3a's trainings
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (10, 1))}        # run beside Part 2's there: alone,
-#                                                                                  3a takes about 60 s)
+PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (25, 1)),  # seconds: (full, --quick), the
+         "1": ("AlphaZero on tic-tac-toe", part_1, (65, 3)),                  # full ones from the summary of the
+         "2": ("AlphaZero on Connect Four", part_2, (257, 3)),                # README's run; they drive the estimate
+         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (2, 5)),  # of the time left (3a's trainings
+         "3b": ("Gumbel v PUCT with the same network", part_3b, (8, 1))}        # run beside the earlier parts there:
+#                                                                                 alone, 3a takes about 60 s)
 NEEDS = {"3b": ("2", (210, 2))}  # a part that trains another's network when run without it: that part, and the
 #                                  seconds of its training, added to the estimate of the time left
 
