@@ -708,8 +708,8 @@ def part_3a_runs(quick, seed):
 def part_3a_trainings(args):
     """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
     the Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
-    earlier parts leave idle (the Adam steps of Parts 1 and 2: they pause for the self-play). Their batch (POOL.collect gives (networks, seconds
-    spent) for each run)."""
+    earlier parts leave idle (Parts 1 and 2's Adam steps: they pause for the self-play). Their batch (POOL.collect
+    gives (networks, seconds spent) for each run)."""
     key = "3a", args.quick, args.seed, args.workers
     if key not in AHEAD:
         runs, cfgs = part_3a_runs(args.quick, args.seed)
@@ -1082,7 +1082,7 @@ PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (25, 1)
          "2": ("AlphaZero on Connect Four", part_2, (257, 3)),                # README's run; they drive the estimate
          "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (2, 5)),  # of the time left (3a's trainings
          "3b": ("Gumbel v PUCT with the same network", part_3b, (8, 1))}        # run beside the earlier parts there:
-#                                                                                 alone, 3a takes about 60 s)
+#                                                                                 alone, 3a takes longer)
 NEEDS = {"3b": ("2", (210, 2))}  # a part that trains another's network when run without it: that part, and the
 #                                  seconds of its training, added to the estimate of the time left
 

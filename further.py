@@ -598,7 +598,7 @@ def gumbel_runs(quick):
 
 
 def gumbel_trainings(args):
-    """The Gumbel question's four trainings, one per worker process, begun now (see part_questions)."""
+    """The Gumbel question's four trainings, each in one worker process, begun now (see part_questions)."""
     runs, cfgs = gumbel_runs(args.quick)
     return evaluate.begin(evaluate.train_one, [(a, "connect4", cfgs[a, sims], args.seed, (cfgs[a, sims]["iterations"],))
                                                for a, sims in runs])
@@ -693,7 +693,7 @@ def tictactoe_runs(args):
 
 
 def tictactoe_trainings(args):
-    """The tic-tac-toe questions' fifteen trainings, one per worker process, begun now (see part_questions)."""
+    """The tic-tac-toe questions' fifteen trainings, each in one worker process, begun now (see part_questions)."""
     runs, cfgs, keep = tictactoe_runs(args)
     return evaluate.begin(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep) for way, seed in runs])
 

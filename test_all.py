@@ -2653,7 +2653,8 @@ def busy(seconds, pausing=False):
     print(os.getpid(), flush=True)
     end = time.time() + seconds
     while time.time() < end:
-        plumbing.pause_point() if pausing else None
+        if pausing:
+            plumbing.pause_point()
         time.sleep(0.01)
     open({str(tmp_path / "done")!r}, "w")
 workers = [plumbing.Workers(2, lambda: None) for _ in range(1 + {paused})]
