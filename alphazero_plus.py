@@ -16,6 +16,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (star
         os.environ.setdefault(_var, "1")
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
         signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
+import copy
 import gc
 import io
 import math
@@ -514,6 +515,12 @@ def settings(game, **overrides):
     return cfg
 
 
+def with_weights(net, weights):  # a copy of net with other weights (a state_dict)
+    other = copy.deepcopy(net)
+    other.load_state_dict(weights)
+    return other
+
+
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the network (--pipeline: one step older), train it on the
     replay window (see window_size, average_positions), repeat; return the Net. run: a Run (workers, --resume,
@@ -526,24 +533,28 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"], Game.board_shape if cfg["net"] == "conv" else None)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
     with run or Run() as run:
-        done = run.begin(game, cfg, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
+        replay, older = [], {}  # the replay window: the last iterations' examples; --pipeline: the weights that play
+        # the games begun while the network trains
+        done = run.begin(game, cfg, net, optimizer, dict(rng=rng, replay=replay, older=older))  # 0, or with --resume
+        # the checkpoint's iterations, with net, Adam, rng, replay and older as they were: it goes on as if never stopped
         if on_iteration and not done:
             on_iteration(0, net)
-        replay = []
         for it in range(done + 1, cfg["iterations"] + 1):
-            # self_play(Game, net, n_games, cfg, rng), its games shared among the Run's workers: worker k plays its
-            # share with a random stream of its own, seeded (seed, it, k); plumbing.Run.collect joins their examples
+            # self_play(Game, net, n_games, cfg, rng), its games played as two shares in the Run's workers: share k
+            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.collect joins their examples
             snapshot = NumpyNet(net)
-            if it == done + 1 or not cfg["pipeline"]:  # (--pipeline: these began while the last iteration trained)
-                run.start(self_play, Game, snapshot, cfg["games"], cfg, (seed, it))
+            if it == done + 1 or not cfg["pipeline"]:  # (--pipeline: these began while the last iteration trained;
+                played_by = NumpyNet(with_weights(net, older)) if older else snapshot  # resumed: with those weights)
+                run.start(self_play, Game, played_by, cfg["games"], cfg, (seed, it))
             x, pi, z = run.collect()
             if cfg["pipeline"] and it < cfg["iterations"]:  # --pipeline: the next iteration's games start now, played
                 run.start(self_play, Game, snapshot, cfg["games"], cfg, (seed, it + 1))  # while this network trains
+                older.update({name: w.clone() for name, w in net.state_dict().items()})
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
+            replay[:] = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
             optimizer.param_groups[0]["lr"] = step_size(cfg, it)  # (one group: every weight)
             window = [average_positions(*(np.concatenate(p) for p in zip(*replay)))] if cfg["average"] else replay
             losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, run.step_done, cfg["lr_cycle"])
@@ -584,12 +595,14 @@ def start_process():
     return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds))
 
 
-def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):
-    """`game`'s network, atomically, with what --resume needs (with no optimizer, the weights and settings)."""
+def save(net, path, game, optimizer=None, iterations_done=None, cfg=None, kept=None):
+    """`game`'s network, atomically, with what --resume needs (with no optimizer, the weights and settings): Adam's
+    state, iterations and what train keeps for the next iteration (kept: the replay window, the random streams, the
+    --pipeline's older network; plumbing.portable)."""
     ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
             "state_dict": net.state_dict(), **({"settings": cfg} if cfg else {})}
     if optimizer:
-        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done)
+        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, kept=kept)
     torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
     plumbing.write_atomic(path, buffer.getvalue())
 

@@ -19,6 +19,7 @@ if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (star
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
         signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import argparse
+import contextlib
 import dataclasses
 import functools
 import io
@@ -450,6 +451,10 @@ def apply(fn, task):
 TELL_EVERY = 30  # seconds between two progress lines of a long measure
 
 
+PIECES = 4  # a job's pieces: a fixed number, whatever the workers, since a piece's games share their batches and a
+# row's network output differs in its last bits with the batch's size: the numbers are the same with any --workers
+
+
 def chunks(n, k):
     """Split range(n) into k nearly equal slices."""
     return [range(n * i // k, n * (i + 1) // k) for i in range(k) if n * i // k < n * (i + 1) // k]
@@ -465,7 +470,7 @@ class Measures:
         self.workers, self.rank, self.jobs, self.batches, self.since, self.beside = workers, rank(part), {}, [], None, 0
 
     def add(self, jobs):
-        pieces = [(key, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, 2 * self.workers)]
+        pieces = [(key, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, PIECES)]
         self.jobs.update(jobs)
         self.batches.append((pieces, POOL.add(apply, [dict(fn=run_piece, task=(jobs[key], idx)) for key, idx in pieces],
                                               done=self.tell, rank=self.rank)))
@@ -1203,11 +1208,13 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             sys.exit(0)
         mine = f"JSON {os.path.basename(sys.argv[0])} wrote"  # only the same script's JSON is replaced
         writable(args.json)
-        if plumbing.not_a_file(args.json):
-            raise ValueError(f"{args.json} is {plumbing.not_a_file(args.json)}, not a file: choose another --json")
-        held = plumbing.holds(args.json, lambda path: alphazero.load(path, as_net=False))
-        if held not in ("nothing", mine):
-            raise ValueError(f"{args.json} holds {held}, not {mine}: choose another --json")
+        partial = f"{args.json}.partial"  # the parts as they finish; the JSON itself only once the run has
+        for path in (args.json, partial):  # finished, so that a stopped re-run leaves the last complete one as it was
+            if plumbing.not_a_file(path):
+                raise ValueError(f"{path} is {plumbing.not_a_file(path)}, not a file: choose another --json")
+            held = plumbing.holds(path, lambda path: alphazero.load(path, as_net=False))
+            if held not in ("nothing", mine):
+                raise ValueError(f"{path} holds {held}, not {mine}: choose another --json")
         if args.checkpoint is not None:
             alphazero.load(args.checkpoint, as_net=False)
         if check:
@@ -1218,7 +1225,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     for sig in plumbing.STOPS:
         signal.signal(sig, plumbing.stop)  # from here on each ends in one line (see below)
     alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
-    results, seconds = {}, {}
+    results, seconds, complete = {}, {}, False
     chosen = list(parts) if args.part in (None, "all") else [args.part]
     expected = {name: usual for name, (_, _, usual) in parts.items()}
     for name, (other, extra) in (needs or {}).items():  # run without the part it needs: its training counts too
@@ -1236,22 +1243,27 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             PLAN.update(current=i, since=time.time())
             results[part] = parts[part][1](args)
             results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
-            write_json(args.json, results)
+            write_json(partial, results)
             seconds[part] = results[part]["seconds"]  # (a part counts as finished once it is in the JSON)
         if PLAN["parts"]:
             summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
             if after:
                 after()
         write_json(args.json, results)
+        complete = True
+        with contextlib.suppress(OSError):
+            os.remove(partial)
         if args.plots is not None:
             figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
             drawn = save_figures(figures, args.plots)
             print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
     except (ValueError, plumbing.Stopped) as e:  # an error in words (1), or Ctrl-C, SIGTERM or SIGHUP (128 + it)
         POOL.close()
-        finished = [part for part in results if part in seconds]
-        saved = f"the parts that finished ({', '.join(finished)}) are in {args.json}" if finished and plumbing.holds(
-            args.json) == mine else "nothing written"  # (a folder gone takes the JSON too)
+        finished = [part for part in results if part in seconds]  # (a folder gone takes the files too)
+        saved = (f"every number is in {args.json}" if complete else
+                 (f"the parts that finished ({', '.join(finished)}) are in {partial}" if finished and
+                  plumbing.holds(partial) == mine else "no part finished") +
+                 (f"; {args.json} is as it was, the last complete run's" if plumbing.holds(args.json) == mine else ""))
         if isinstance(e, ValueError):
             sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
         plumbing.release(args.json)  # (the finally below does not run: os._exit)

@@ -357,19 +357,20 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
     with run or Run() as run:
-        done = run.begin(game, cfg, net, optimizer)  # 0, or with --resume the checkpoint's iterations (net, Adam)
+        replay = []  # the replay window: the last iterations' examples
+        done = run.begin(game, cfg, net, optimizer, dict(rng=rng, replay=replay))  # 0, or with --resume the
+        # checkpoint's iterations, with net, Adam, rng and replay as they were: it goes on as if never stopped
         if on_iteration and not done:
             on_iteration(0, net)
-        replay = []
         for it in range(done + 1, cfg["iterations"] + 1):
-            # self_play(Game, net, n_games, cfg, rng), its games shared among the Run's workers: worker k plays its
-            # share with a random stream of its own, seeded (seed, it, k); plumbing.Run.play joins their examples
+            # self_play(Game, net, n_games, cfg, rng), its games played as two shares in the Run's workers: share k
+            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.play joins their examples
             x, pi, z = run.play(self_play, Game, NumpyNet(net), cfg["games"], cfg, (seed, it))
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
+            replay[:] = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
             losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng, run.step_done)
             run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
             if on_iteration:
@@ -399,11 +400,12 @@ def start_process():
     return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds))
 
 
-def save(net, path, game, optimizer=None, iterations_done=None, cfg=None):
-    """`game`'s network, atomically; with an optimizer, what --resume needs too: Adam's state, iterations, settings."""
+def save(net, path, game, optimizer=None, iterations_done=None, cfg=None, kept=None):
+    """`game`'s network, atomically; with an optimizer, what --resume needs too: Adam's state, iterations, settings
+    and what train keeps for the next iteration (kept: the replay window, the random streams; plumbing.portable)."""
     ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
-        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg)
+        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg, kept=kept)
     torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
     plumbing.write_atomic(path, buffer.getvalue())
 

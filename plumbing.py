@@ -10,6 +10,7 @@ the settings' checks and the command line made from them; the argparse types of 
 """
 import argparse
 import contextlib
+import copy
 import fcntl
 import importlib
 import itertools
@@ -80,6 +81,10 @@ def shielded():
 
 class Fault(ValueError):
     """What the system did to a run, in words: a worker that died, a file it could not write (see write_atomic)."""
+
+
+class NotANumber(Fault):
+    """A training's loss that is nan or infinite: the run stops, its checkpoint the last iteration with a number."""
 
 
 class WorkerDied(Fault):
@@ -219,9 +224,6 @@ class Workers:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
             raise
 
-    def shares(self, n):  # n games shared among the workers
-        return [n // self.n + (k < n % self.n) for k in range(min(n, self.n))]
-
     def add(self, fn, jobs, report=None, done=None, rank=0):
         """Queue fn(**job) for each job, to begin at once beside this process's other work (on all workers but one);
         return their Batch, whose results collect(batch) waits for."""
@@ -343,6 +345,7 @@ class Workers:
             self.todo.remove(queued)
             _, _, _, k, job = queued
             on_move = {"on_move": lambda *now: batch.report(k, *now)} if batch.report else {}
+            job = copy.deepcopy(job)  # its own copy, as a worker's (a player's cache, say, starts empty each job)
             self.ended(batch, k, batch.fn(**job, **on_move))
         while batch.left:
             self.pump(WAIT, self.n, batch)
@@ -366,6 +369,45 @@ class Workers:
                 POOLS.remove(self)
 
 
+SHARES = 2  # an iteration's games are played as two shares (the lab's two halves), each with its own random stream
+# and its own batches of positions (a row's network output differs in the last bits with the batch's size): so the
+# numbers are the same with any number of workers, and a training keeps two of them busy at most
+
+
+def shares(n_games):  # the games of each share, SHARES of them (fewer if there are fewer games)
+    return [n_games // SHARES + (k < n_games % SHARES) for k in range(min(n_games, SHARES))]
+
+
+def portable(kept):
+    """A training's `kept` (see Run.begin) as a checkpoint holds it: tensors, lists and plain values, which torch's
+    weights_only load reads back."""
+    import torch  # (only a trainer, which has torch, saves a checkpoint)
+    def plain(x):
+        if isinstance(x, np.random.Generator):
+            return x.bit_generator.state
+        if isinstance(x, np.ndarray):
+            return torch.from_numpy(x)
+        if isinstance(x, (list, tuple)):
+            return [plain(v) for v in x]
+        return {k: plain(v) for k, v in x.items()} if isinstance(x, dict) else x
+    return {**plain(kept), "torch_rng": torch.get_rng_state()}
+
+
+def restore(kept, saved):
+    """Put back what portable(kept) saved, in place: each Generator's place in its stream, each list's examples (as
+    numpy arrays), each dict's tensors, and torch's random stream."""
+    import torch
+    for name, now in kept.items():
+        if isinstance(now, np.random.Generator):
+            now.bit_generator.state = saved[name]
+        elif isinstance(now, list):
+            now[:] = [tuple(t.numpy() for t in example) for example in saved[name]]
+        else:
+            now.clear()
+            now.update(saved[name])
+    torch.set_rng_state(saved["torch_rng"])
+
+
 PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
 
 
@@ -378,6 +420,7 @@ class Run:
         self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
         self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
         self.saved = 0  # the iteration that --out holds from this run (or the one it resumed), none before
+        self.kept = {}  # what train keeps for the next iteration (see begin)
 
     def __enter__(self):
         if self.out is not None:
@@ -386,17 +429,22 @@ class Run:
         self.began, self.workers, self.line = clock(), Workers(1, None), LiveLine()
         return self
 
-    def begin(self, game, cfg, net, optimizer):  # iterations done: 0, or with --resume the checkpoint's
-        self.game, self.cfg, self.next = game, cfg, None
+    def begin(self, game, cfg, net, optimizer, kept=None):
+        """Iterations done: 0, or with --resume the checkpoint's. kept: what the next iteration needs besides the
+        network and Adam's state, by name: a random Generator, a list of examples (tuples of arrays: the replay
+        window) or a dict of tensors (a network's weights). Each checkpoint saves it; --resume restores it in place,
+        so that a run stopped and resumed ends as one never stopped."""
+        self.game, self.cfg, self.next, self.kept = game, cfg, None, kept or {}  # (kept: saved with each checkpoint)
         self.done = self.saved = self.resume_from(game, cfg, net, optimizer) if self.resume else 0
-        self.workers = Workers(self.n, self.start_process, [self.games[game]])  # in the `with` block: a signal as
-        # they start ends cleanly; the game's class goes to them now (see Known)
+        self.workers = Workers(min(self.n, SHARES), self.start_process, [self.games[game]])  # in the `with` block: a
+        # signal as they start ends cleanly; the game's class goes to them now (see Known); a worker a share at most
         return self.done
 
     def resume_from(self, game, cfg, net, optimizer):
-        """--resume: load --out's training checkpoint into net and optimizer; return its iterations done. Only
-        --iterations may change; a setting added since the checkpoint was saved takes its plain default (what the
-        training did before it existed), not a game's own."""
+        """--resume: load --out's training checkpoint into net, optimizer and kept (see begin); return its iterations
+        done. Only --iterations may change; a setting added since the checkpoint was saved takes its plain default
+        (what the training did before it existed), not a game's own. A checkpoint saved before checkpoints kept
+        `kept` resumes with a line that says what it lacks."""
         path, ckpt = self.out, self.load(self.out, game, as_net=False)  # the game first, alone
         if "optimizer" not in ckpt:
             raise ValueError(f"{path} holds no training state to resume")
@@ -412,18 +460,25 @@ class Run:
                              f"for more to go on")
         net.load_state_dict(ckpt["state_dict"])
         optimizer.load_state_dict(ckpt["optimizer"])
+        if ckpt.get("kept") is not None:
+            restore(self.kept, ckpt["kept"])
+        else:
+            self.log(f"{path} holds no replay window and no random streams (saved by an older version): iteration "
+                     f"{ckpt['iterations_done'] + 1} trains on its own games alone, from fresh streams, so the numbers "
+                     f"differ from an unbroken run's")
         return ckpt["iterations_done"]
 
     def play(self, fn, game, net, n_games, cfg, seed):
-        """fn(game, net, n_games, cfg, rng) (a trainer's self_play) with its games shared among the workers, their
-        examples joined: worker k plays its share with a random stream of its own, np.random.default_rng((*seed,
-        k)); seed is (the run's seed, the iteration), the iteration also named in the progress line."""
+        """fn(game, net, n_games, cfg, rng) (a trainer's self_play) with its games played as SHARES shares, their
+        examples joined in the shares' order: share k, with a random stream of its own, np.random.default_rng((*seed,
+        k)); seed is (the run's seed, the iteration), the iteration also named in the progress line. The shares are
+        the work's, not the workers': the numbers are the same with any number of workers."""
         self.start(fn, game, net, n_games, cfg, seed)
         return self.collect()
 
     def start(self, fn, game, net, n_games, cfg, seed):  # play's games begin in the workers (with none: at collect)
         jobs = [dict(game=game, net=net, n_games=share, cfg=cfg, rng=np.random.default_rng((*seed, k)))
-                for k, share in enumerate(self.workers.shares(n_games))]
+                for k, share in enumerate(shares(n_games))]
         it = seed[-1]
         self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, clock())
         self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
@@ -452,17 +507,20 @@ class Run:
     def iteration_done(self, it, net, optimizer, losses, positions):  # save, then log the iteration's line
         (t0, t1), t2, cfg, (value_loss, policy_loss) = self.laps, clock(), self.cfg, losses
         self.spent.update({k: self.spent.get(k, 0.0) + s for k, s in (("self-play", t1 - t0), ("training", t2 - t1))})
-        self.phases, self.steps = {k: v for k, v in self.phases.items() if k == "playing"}, 0
+        stepped, self.phases, self.steps = self.steps, {k: v for k, v in self.phases.items() if k == "playing"}, 0
         self.line.clear()
+        if stepped and not math.isfinite(value_loss + policy_loss):  # no number: its network is not saved
+            raise NotANumber(f"the loss is {value_loss + policy_loss} at iteration {it}: the network's inputs or "
+                             f"targets hold a nan or an infinity, or its training diverged")
         if self.out:  # the checkpoint, and beside it the progress as data (connect4.pt, connect4.csv), each atomic
             with shielded():  # a stop signal meanwhile is handled once the save and its row are counted
-                self.save(net, self.out, self.game, optimizer, it, cfg)
+                self.save(net, self.out, self.game, optimizer, it, cfg, portable(self.kept))
                 self.saved = it
                 add_row(os.path.splitext(self.out)[0] + ".csv", RUN_CSV,
                         f"{it},{positions},{value_loss:.4f},{policy_loss:.4f},{t1 - t0:.2f},{t2 - t1:.2f}\n", it == 1)
         self.log(f"iteration {it:3d}/{cfg['iterations']}  games {cfg['games']:4d}  positions {positions:6d}  "
                  + (f"loss {value_loss + policy_loss:.3f} (value {value_loss:.3f}, policy {policy_loss:.3f})  "
-                    if not math.isnan(value_loss) else "no position kept yet: no Adam step  ") +
+                    if stepped else "no position kept yet: no Adam step  ") +
                  f"self-play {t1 - t0:4.1f} s  training {t2 - t1:3.1f} s  elapsed {t2 - self.began:5.0f} s, "
                  f"about {(t2 - self.began) / (it - self.done) * (cfg['iterations'] - it):.0f} s left")
 
@@ -477,7 +535,8 @@ class Run:
         # what the checkpoint holds of this run, and how to go on: the end of the line that ends it
         done = bool(self.saved) and self.saved == self.cfg["iterations"]  # (a run saves only once begun)
         held = (f"{self.out} is gone: nothing saved there" if self.saved and not os.path.isfile(self.out) else
-                f"{self.out} holds iteration {self.saved}" + (", the last" if done else ": add --resume to go on")
+                f"{self.out} holds iteration {self.saved}" + (", the last" if done else ", the last whose loss was a "
+                "number" if isinstance(error, NotANumber) else ": add --resume to go on")
                 if self.saved else "nothing saved")
         if isinstance(error, BrokenPipeError) and done:  # the reader went after the last line: the work is done
             error.status, error.note = 0, None

@@ -152,16 +152,22 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
     test_a_game_registered_at_run_time_reaches_the_worker_processes
     test_the_workers_tell_their_games_where_the_live_line_reads_them
-  The Run: a random stream each (seed, iteration, worker); reproducible; the process put back; the live line
-    test_each_worker_and_each_iteration_plays_its_own_games, test_training_is_reproducible_with_workers
+  The Run: a random stream each (seed, iteration, share); the same numbers with any workers; the process put back;
+  the live line
+    test_each_share_and_each_iteration_plays_its_own_games
+    test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers, test_a_jobs_numbers_are_the_same_with_1_or_3_workers
     test_train_from_python_puts_the_process_back_as_it_found_it
     test_long_work_shows_its_progress_on_one_line_on_a_terminal_only
-  --resume: the iterations done, Adam's moments, a setting added since, a CSV gone; a stop's last words; faults
-    test_resume_goes_on_from_the_iterations_done, test_resume_goes_on_with_adams_moments_and_step_count
+  --resume: the iterations done, exactly as never stopped, Adam's moments, a setting added since, a CSV gone; a loss
+  that is no number; a stop's last words; faults
+    test_resume_goes_on_from_the_iterations_done
+    test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped
+    test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_finite_network
+    test_resume_goes_on_with_adams_moments_and_step_count
     test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default
     test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header
     test_a_replace_stopped_before_its_first_save_says_nothing_saved
-    test_a_stop_during_a_save_is_told_what_the_checkpoint_holds (expected to fail until plumbing.py is fixed)
+    test_a_stop_during_a_save_is_told_what_the_checkpoint_holds
     test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words
   Files written whole or not at all; the flags that do something with the others
     test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact
@@ -238,6 +244,7 @@ The command lines, as a user runs them
     test_ctrl_c_stops_training_in_one_line_with_status_130, test_sigterm_and_sighup_stop_training_as_ctrl_c_does
     test_ctrl_c_at_any_moment_prints_one_line_and_exits_130
     test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs
+    test_a_report_stopped_as_it_runs_again_leaves_the_last_complete_json_as_it_was
     test_a_worker_killed_outright_ends_a_training_in_one_line_with_its_checkpoint
     test_a_worker_killed_outright_ends_evaluate_in_one_line
     test_a_second_signal_does_not_interrupt_the_stop_the_first_began
@@ -267,6 +274,7 @@ import argparse
 import ast
 import builtins
 import contextlib
+import dataclasses
 import functools
 import gc
 import inspect
@@ -1453,6 +1461,10 @@ def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
     assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
 
 
+def by_iteration(played):  # the positions of each iteration, as bytes, from what self_play gave: two shares each,
+    return [np.concatenate([a[0], b[0]]).tobytes() for a, b in zip(played[::2], played[1::2])]  # joined in order
+
+
 def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
     # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
     cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
@@ -1460,7 +1472,7 @@ def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_
     monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
     monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
-    x = [x.tobytes() for x, _, _ in played]  # one worker: each iteration's positions are its one share's
+    x = by_iteration(played)
     assert [[part[0].tobytes() for part in data] for data in fed] == [[x[0]], [x[0], x[1]], [x[1], x[2]], [x[2], x[3]]]
     # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
     # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
@@ -1992,7 +2004,7 @@ def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeyp
     monkeypatch.setattr(alphazero_plus, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or
                         fit(net, opt, data, *rest))
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, log=lambda line: None))
-    x = [x.tobytes() for x, _, _ in played]
+    x = by_iteration(played)
     assert [[part[0].tobytes() for part in data] for data in fed] == \
         [[x[0]], [x[1]], [x[1], x[2]], [x[2], x[3]], [x[2], x[3], x[4]]]
 
@@ -2717,20 +2729,11 @@ def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
     assert heard == {0: (5, len(parts[0][2])), 1: (4, len(parts[1][2]))} and len(parts[0][2]) > 5 * 5
 
 
-WORKERS = plumbing.Workers
-
-
-def in_process_workers(n, start, known=()):  # n workers' shares of the games, all played in this process, where
-    workers = WORKERS(1, start, known)  # a test sees each
-    workers.n = n
-    return workers
-
-
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_each_worker_and_each_iteration_plays_its_own_games(module, monkeypatch):
-    # Two workers, two iterations: four jobs, each with its own random stream (seed, iteration, worker), so that no
-    # two of them play the same games; the same seed again gives the same four.
-    monkeypatch.setattr(plumbing, "Workers", in_process_workers)
+def test_each_share_and_each_iteration_plays_its_own_games(module, monkeypatch):
+    # Two iterations of two shares: four jobs, each with its own random stream (seed, iteration, share), so that no
+    # two of them play the same games; the same seed again gives the same four. (One worker: this process plays
+    # them all, where the test sees each.)
     played, self_play = [], module.self_play
 
     def recording(**job):
@@ -2740,19 +2743,51 @@ def test_each_worker_and_each_iteration_plays_its_own_games(module, monkeypatch)
         return out
     monkeypatch.setattr(module, "self_play", recording)
     cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=1)
-    module.train("tictactoe", cfg, 7, module.Run(2, log=lambda line: None))
+    module.train("tictactoe", cfg, 7, module.Run(1, log=lambda line: None))
     seeds, games_played = zip(*played)
     assert sorted(seeds) == [(7, 1, 0), (7, 1, 1), (7, 2, 0), (7, 2, 1)] and len(set(games_played)) == 4
     first = list(played)
     played.clear()
-    module.train("tictactoe", cfg, 7, module.Run(2, log=lambda line: None))
+    module.train("tictactoe", cfg, 7, module.Run(1, log=lambda line: None))
     assert played == first
 
 
-def test_training_is_reproducible_with_workers(tmp_path):
-    cfg = alphazero.settings("tictactoe", iterations=1, games=6, simulations=10)
-    a, b = (alphazero.train("tictactoe", cfg, 3, alphazero.Run(2, log=lambda line: None)) for _ in range(2))
-    assert all(torch_equal(x, y) for x, y in zip(a.parameters(), b.parameters()))
+def weights(net):  # a network's weights, as bytes: equal only if equal bit for bit
+    return [w.detach().numpy().tobytes() for w in net.state_dict().values()]
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers(module):
+    # 2 iterations of 9 games (shares of 5 and 4, whoever plays them), 6 Adam steps: the same weights with 1 worker
+    # (this process), 2 and 3, and again with 2; another seed trains others (the test can tell networks apart).
+    cfg = module.settings("tictactoe", iterations=2, games=9, simulations=6, steps=6)
+    trained = [weights(module.train("tictactoe", cfg, 3, module.Run(n, log=lambda line: None))) for n in (1, 2, 3, 2)]
+    assert trained[1:] == trained[:1] * 3
+    assert weights(module.train("tictactoe", cfg, 4, module.Run(2, log=lambda line: None))) != trained[0]
+
+
+@dataclasses.dataclass
+class Pieces:
+    """A job that measures how it was cut: each piece gives the indices it ran."""
+    size: int
+
+    def run(self, indices):
+        return [tuple(indices)]
+
+    def total(self, pieces):
+        return pieces
+
+
+def test_a_jobs_numbers_are_the_same_with_1_or_3_workers():
+    # A job of 10 is cut into the same 4 pieces whatever the workers (a piece's games share their batches, and a
+    # row's network output differs in its last bits with the batch's size): 0-1, 2-4, 5-6, 7-9 (10 i // 4). A
+    # searching agent keeps its network's outputs in a cache: with one worker (this process) each piece still
+    # starts from the agent as it was (a copy, as a worker's), so 1 and 3 workers score each game alike.
+    net = alphazero.NumpyNet(net_for(alphazero, "connect4", 64))
+    jobs = {"m": evaluate.Match("connect4", evaluate.Agent(net, 6), evaluate.random_player, 12, 5), "p": Pieces(10)}
+    measured = [evaluate.run_jobs(jobs, n) for n in (1, 3)]
+    assert measured[0]["p"] == measured[1]["p"] == [(0, 1), (2, 3, 4), (5, 6), (7, 8, 9)]
+    assert measured[0]["m"] == measured[1]["m"] and len(measured[0]["m"]) == 12 and not jobs["m"].agent.cache
 
 
 def test_train_from_python_puts_the_process_back_as_it_found_it(tmp_path):
@@ -2845,6 +2880,70 @@ def test_resume_goes_on_from_the_iterations_done(tmp_path):
     assert open(path, "rb").read() == before  # left as it was (a setting added since the checkpoint: see below)
 
 
+def stop_after(k):  # an on_iteration that stops the run after iteration k, as Ctrl-C would
+    def told(it, net):
+        if it == k:
+            raise plumbing.Stopped()
+    return told
+
+
+@pytest.mark.parametrize("module, options", [
+    (alphazero, dict(window=2)), (gumbel, dict(window=2)),
+    (alphazero_plus, dict(window=2)), (alphazero_plus, dict(pipeline=1, window=3, window_start=1))])
+def test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped(module, options, tmp_path):
+    # 4 iterations, a window of 2 or 3 (growing from 1 in the pipeline's case, whose games are played by the network
+    # one step older): stopped after iteration 1 or 3 and resumed, the weights are the unbroken run's bit for bit,
+    # though the stopped run had 1 worker and the others 2. A checkpoint without what train keeps (the window, the
+    # random streams, the pipeline's network: as saved before checkpoints kept them) resumes into another network.
+    cfg = module.settings("tictactoe", iterations=4, games=6, simulations=5, steps=4, **options)
+    unbroken = weights(module.train("tictactoe", cfg, 2, module.Run(2, log=lambda line: None)))
+    for k in (1, 3):
+        path = str(tmp_path / f"s{k}.pt")
+        with pytest.raises(plumbing.Stopped):
+            module.train("tictactoe", cfg, 2, module.Run(1, out=path, log=lambda line: None), stop_after(k))
+        assert torch.load(path, weights_only=True)["iterations_done"] == k
+        if k == 1:
+            old = str(tmp_path / "old.pt")
+            ckpt = torch.load(path, weights_only=True)
+            del ckpt["kept"]
+            torch.save(ckpt, old)
+            lines = []
+            resumed = module.train("tictactoe", cfg, 2, module.Run(2, out=old, resume=True, log=lines.append))
+            assert weights(resumed) != unbroken and "holds no replay window" in lines[0]
+        resumed = module.train("tictactoe", cfg, 2, module.Run(2, out=path, resume=True, log=lambda line: None))
+        assert weights(resumed) == unbroken, f"stopped after iteration {k}"
+
+
+class NanLater(games.TicTacToe):
+    """Tic-tac-toe whose examples' encodings turn nan once `broken` says so (the search's, encode_many's, do not)."""
+    broken = []
+
+    def encode(self):
+        return super().encode() * np.float32("nan" if self.broken else 1)
+
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_finite_network(module, monkeypatch,
+                                                                                           tmp_path):
+    # Iteration 1 trains on numbers; from iteration 2 on, every example's encoding is nan, so its loss is nan: the
+    # run stops there, in one line that names the iteration, and the checkpoint keeps iteration 1's finite network
+    # (its CSV one row), though 3 iterations were asked.
+    monkeypatch.setitem(module.GAMES, "nanlater", NanLater)
+    monkeypatch.setattr(NanLater, "broken", [])
+    path, lines = str(tmp_path / "n.pt"), []
+    cfg = module.settings("nanlater", iterations=3, games=4, simulations=4, steps=3)
+    with pytest.raises(plumbing.NotANumber) as e:
+        module.train("nanlater", cfg, 0, module.Run(1, out=path, log=lines.append),
+                     on_iteration=lambda it, net: NanLater.broken.append(it) if it else None)
+    assert str(e.value) == ("the loss is nan at iteration 2: the network's inputs or targets hold a nan or an "
+                            f"infinity, or its training diverged; {path} holds iteration 1, the last whose loss was a "
+                            "number")
+    assert len(lines) == 1 and "loss " in lines[0] and "nan" not in lines[0]
+    ckpt = torch.load(path, weights_only=True)
+    assert ckpt["iterations_done"] == 1 and all(torch.isfinite(w).all() for w in ckpt["state_dict"].values())
+    assert len(open(tmp_path / "n.csv").read().splitlines()) == 2  # the header and iteration 1
+
+
 def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch):
     # 2 iterations of 5 Adam steps, then --resume: the first steps after it start from the checkpoint's moments and
     # from step 10, not from zero, so a resumed run goes on as the run would have.
@@ -2907,7 +3006,11 @@ def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_def
     assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: --resume needs the same settings"
     lines = []
     module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True, log=lines.append))
-    assert len(lines) == 1 and lines[0].startswith("iteration   2/2")
+    # saved without what train keeps (as before checkpoints kept it): one line says so, then the iteration's
+    assert len(lines) == 2 and lines[1].startswith("iteration   2/2")
+    assert lines[0] == (f"{path} holds no replay window and no random streams (saved by an older version): "
+                        "iteration 2 trains on its own games alone, from fresh streams, so the numbers differ from an "
+                        "unbroken run's")
     assert torch.load(path, weights_only=True)["iterations_done"] == 2
     with pytest.raises(ValueError, match=r"has 2 iterations done, all that --iterations asks: ask for more to go on"):
         module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True))
@@ -3435,12 +3538,15 @@ def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(request)
 
 
 def evaluate_quick_scripts(folder):
-    """Every part in one run; then each part alone, but Part 2 (left out for time: Part 3b alone trains its network
-    again, which must match)."""
-    return [Script("whole", ["evaluate.py", "--quick", "--json", str(folder / "r.json"), "--plots",
+    """Every part in one run, with 2 workers; then each part alone, but Part 2 (left out for time: Part 3b alone
+    trains its network again, which must match), with 1 worker or 3."""
+    return [Script("whole", ["evaluate.py", "--quick", "--workers", "2", "--json", str(folder / "r.json"), "--plots",
                              str(folder / "figures")])] + [
-        Script(part, ["evaluate.py", "--quick", "--part", part, "--json", str(folder / f"{part}.json")])
-        for part in evaluate.PARTS if part != "2"]
+        Script(part, ["evaluate.py", "--quick", "--part", part, "--workers", WORKERS_ALONE[part], "--json",
+                      str(folder / f"{part}.json")]) for part in evaluate.PARTS if part != "2"]
+
+
+WORKERS_ALONE = {"blog": "3", "1": "1", "3a": "1", "3b": "3"}  # each part alone, with other workers than the whole
 
 
 @begun_early(evaluate_quick_scripts, first=True)
@@ -3460,8 +3566,9 @@ def test_evaluate_quick_runs_every_part_and_writes_json(request):
     assert blog["chess"]["ours"]["moves_allowing_mate"] == "11 of 26"
     assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
     assert all(len(r["checks"]) > 0 for r in results.values())
-    # Every part alone gives the whole run's numbers: nothing carries from one part to the next (a process's
-    # settings, a cache, a random stream, which worker runs which task). Only the seconds differ. Part 3b alone
+    # Every part alone gives the whole run's numbers, with 1 worker or 3 as with 2: nothing carries from one part
+    # to the next (a process's settings, a cache, a random stream, which worker runs which task), and the numbers
+    # are the work's, not the workers' (a training's shares, a job's pieces). Only the seconds differ. Part 3b alone
     # trains Part 2's network first, and says so before it starts.
     timed = ("seconds", "median_seconds", "time_split")
 
@@ -4221,8 +4328,8 @@ def children(pid):
         return ["ended"]
 
 
-NOTHING, FINISHED = r"interrupted; nothing written", r"interrupted; the parts that " \
-    r"finished \(blog\) are in \S+"
+NOTHING, FINISHED = r"interrupted; no part finished", r"interrupted; the parts that " \
+    r"finished \(blog\) are in \S+\.json\.partial"
 
 
 TRAINING = r"interrupted at iteration (\d+); (\S+ holds iteration \d+: add --resume to go on|nothing saved)"
@@ -4275,6 +4382,28 @@ def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(arg
         assert not [name for name in os.listdir(tmp_path) if name.endswith(".lock")], moment  # its lock gone too
 
 
+def test_a_report_stopped_as_it_runs_again_leaves_the_last_complete_json_as_it_was(tmp_path):
+    # r.json holds a complete run's numbers (a stand-in, in evaluate.py's kind). Run again and stopped by Ctrl-C once
+    # its second part has begun: r.json is as it was, byte for byte, and the part that finished is in
+    # r.json.partial, as its one line says. A run that finishes replaces r.json, and no partial file is left.
+    import signal
+    path = tmp_path / "r.json"
+    path.write_text('{"written by": "evaluate.py", "blog": {"seconds": 1.0}, "1": {"seconds": 2.0}}')
+    before = path.read_bytes()
+    p = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--json", str(path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
+    read_lines(p, lambda lines: sum(line.startswith("[") for line in lines) == 2)  # the second part's first line
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 130 and err.strip() == f"interrupted; the parts that finished (blog) are in {path}.partial; " \
+        f"{path} is as it was, the last complete run's", err[-2000:]
+    assert path.read_bytes() == before
+    assert set(json.loads((tmp_path / "r.json.partial").read_text())) == {"written by", "blog"}
+    out = run("evaluate.py", "--quick", "--part", "blog", "--json", str(path))
+    assert out.returncode == 0 and set(json.loads(path.read_text())) == {"written by", "blog"}
+    assert sorted(os.listdir(tmp_path)) == ["r.json"]
+
+
 def group_gone(pgid):
     """Whether no process of the group is left, waiting for those that are ending (a hang fails, as 20 s pass)."""
     for _ in range(2000):
@@ -4313,7 +4442,7 @@ def test_a_worker_killed_outright_ends_evaluate_in_one_line(tmp_path):
     os.kill(int(children(p.pid)[1]), signal.SIGKILL)
     out, err = p.communicate(timeout=600)
     assert p.returncode == 1 and re.fullmatch(r"evaluate\.py: error: worker \d of 2 \(process \d+\) was killed by "
-                                              r"SIGKILL: out of memory\?; (nothing written|the parts that finished "
+                                              r"SIGKILL: out of memory\?; (no part finished|the parts that finished "
                                               r"\(.+\) are in \S+)", err.strip()), err[-2000:]
     assert group_gone(p.pid)
 
