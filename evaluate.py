@@ -13,9 +13,7 @@ Going further than the documents (the exact Connect Four solver, the five questi
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); stop signals
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
-        os.environ.setdefault(_var, "1")
+if __name__ == "__main__":  # a stop signal ends in one line from the first moment
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
         signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import argparse

@@ -9,9 +9,7 @@ softmax(logits + sigma(completed Q)), which improves on the network's policy eve
 import os
 import signal
 
-if __name__ == "__main__":  # before numpy and torch load: one BLAS thread (start_process); stop signals
-    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # MKL's too: torch's numbers follow it
-        os.environ.setdefault(_var, "1")
+if __name__ == "__main__":  # a stop signal ends in one line from the first moment
     for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
         signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
 import gc
@@ -391,13 +389,14 @@ def check_game(game, cfg):
 
 
 def start_process():
-    """How every process computes, set first thing in each (the README's Speed section has the numbers); returns what
-    puts back the caller's threads and gc thresholds (not denormals: torch cannot say how they were)."""
-    threads, thresholds = torch.get_num_threads(), gc.get_threshold()
+    """How every process computes, set first thing in each, however it was started (a script, a notebook, a test;
+    the README's Speed section has the numbers); returns what puts back the caller's threads (numpy's BLAS's and
+    torch's) and gc thresholds (not denormals: torch cannot say how they were)."""
+    threads, thresholds, blas = torch.get_num_threads(), gc.get_threshold(), plumbing.one_blas_thread()
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds))
+    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds), blas())
 
 
 def save(net, path, game, optimizer=None, iterations_done=None, cfg=None, kept=None):
@@ -455,7 +454,7 @@ def main():
             print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
         play(GAMES[args.game], NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["considered"])
     else:
-        train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace))
+        train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace, flags=True))
         return (f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
                 + (f" --checkpoint {path}" if path != default else ""))  # the last words: run_main prints them
 

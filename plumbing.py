@@ -29,6 +29,7 @@ import traceback
 import warnings
 
 import numpy as np
+import threadpoolctl
 
 np.finfo(np.float32), np.finfo(np.float64)  # worked out once, on first use: now, since numpy 2.2 warns when it meets
 # denormals flushed (the trainers' start_process flushes them)
@@ -101,10 +102,9 @@ def running():  # the workers of all the POOLS doing a job, not paused
     return sum(len(workers.busy) - len(workers.paused) for workers in POOLS)
 
 
-def orphaned(parent):  # a worker's watch: once its main process is gone (even killed outright), it ends too
-    while os.getppid() == parent:
-        time.sleep(WAIT)
-    os._exit(1)
+def orphaned():  # a worker's watch: once its main process is gone (even killed outright), it ends too. The main
+    multiprocessing.connection.wait([multiprocessing.parent_process().sentinel])  # process's sentinel, under every
+    os._exit(1)  # start method (fork, spawn, forkserver: under the last, the worker's parent is the fork server)
 
 
 class Known(int):
@@ -112,16 +112,15 @@ class Known(int):
     that pickle cannot name (defined in a function, or exec'd) still reaches them."""
 
 
-def serve(pipe, start, parent, known=(), go=None):
+def serve(pipe, start, known=(), go=None):
     """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back;
-    parent: its main process's id (once it has another parent, that one is gone); known: see Known; go: the Event
-    that pause_point waits for."""
+    known: see Known; go: the Event that pause_point waits for."""
     global ASKED
     ASKED = (pipe, go) if go is not None else None
     for sig in STOPS:  # the main process handles signals (it kills the workers); SIGTERM to all kills them at once
         signal.signal(sig, signal.SIG_DFL if sig == signal.SIGTERM else signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)
-    threading.Thread(target=orphaned, args=(parent,), daemon=True).start()
+    threading.Thread(target=orphaned, daemon=True).start()
     for fd in LOCKS.values():  # the main process's locks are its own: they go when it goes
         os.close(fd)
     LOCKS.clear()
@@ -175,6 +174,18 @@ START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") e
 FORK_WITH_THREADS = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
 
 
+def unreachable(known):
+    """Under the spawn and forkserver starts (macOS's, Python 3.14's) a worker is a new process that finds a class
+    only by importing its module: a class it cannot find so (defined in a function, in a notebook, or registered at
+    run time under another name) is refused in one line that says what to do."""
+    for cls in known:
+        module = sys.modules.get(cls.__module__)
+        if getattr(module, cls.__qualname__, None) is not cls or not getattr(module, "__file__", None):
+            raise ValueError(f"the game {cls.__qualname__} cannot reach the worker processes, which this system starts "
+                             f"afresh ({START.get_start_method()}): define its class at the top of a module they can "
+                             f"import (a file), or play in this process (1 worker)")
+
+
 class Batch:
     """The jobs of one Workers.add: fn(**job) for each, their results in the jobs' order as they come in; report(k,
     *now) hears how self_play's job k goes, done(jobs done) each end of a job; a lower rank goes first."""
@@ -201,6 +212,8 @@ class Workers:
 
     def __init__(self, n, start, known=()):
         self.n, self.pipes, self.processes, self.known = n, [], [], list(known)
+        if n > 1 and START.get_start_method() != "fork":
+            unreachable(self.known)
         self.todo, self.busy = [], {}  # (rank, order, batch, k, job) waiting; {pipe: (batch, k)} being done
         self.go, self.asked, self.paused = [], set(), set()  # an Event a worker; the pipes asked to pause; paused
         POOLS.extend([self] * (n > 1))
@@ -210,8 +223,7 @@ class Workers:
                 here, there = START.Pipe()
                 self.go.append(START.Event())
                 self.go[-1].set()
-                process = START.Process(target=serve, args=(there, start, os.getpid(), self.known, self.go[-1]),
-                                        daemon=True)
+                process = START.Process(target=serve, args=(there, start, self.known, self.go[-1]), daemon=True)
                 with warnings.catch_warnings():  # (see START)
                     warnings.filterwarnings("ignore", FORK_WITH_THREADS, DeprecationWarning)
                     process.start()
@@ -374,6 +386,13 @@ SHARES = 2  # an iteration's games are played as two shares (the lab's two halve
 # numbers are the same with any number of workers, and a training keeps two of them busy at most
 
 
+def one_blas_thread():
+    """numpy's BLAS in one thread, set at run time (threadpoolctl finds whichever BLAS numpy loaded), however the
+    process started; returns what puts back the threads it had. On the network's small batches (about 20 rows) a
+    second thread costs more CPU than it saves, and beside a busy program far more."""
+    return threadpoolctl.threadpool_limits(1, "blas").restore_original_limits
+
+
 def shares(n_games):  # the games of each share, SHARES of them (fewer if there are fewer games)
     return [n_games // SHARES + (k < n_games % SHARES) for k in range(min(n_games, SHARES))]
 
@@ -416,15 +435,16 @@ class Run:
     the live line, a clean end. Each trainer's Run is this with its own start_process, save and load, its name
     (`algorithm`), its plain settings (`plain`: its SETTINGS' defaults, no game's own) and its `games` (GAMES)."""
 
-    def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None):
+    def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, spent=None, flags=False):
         self.n, self.out, self.resume, self.fresh = workers or os.cpu_count(), out, resume, not (resume or replace)
+        self.say = WORDS[flags]  # the caller's words for out, resume, replace and iterations: flags or Python's
         self.log, self.spent, self.phases, self.counts, self.steps = log, {} if spent is None else spent, {}, {}, 0
         self.saved = 0  # the iteration that --out holds from this run (or the one it resumed), none before
         self.kept = {}  # what train keeps for the next iteration (see begin)
 
     def __enter__(self):
         if self.out is not None:
-            claim(self.out, self.fresh, lambda path: self.load(path, as_net=False))
+            claim(self.out, self.fresh, lambda path: self.load(path, as_net=False), self.say)
         self.restore = self.start_process()  # (at the end, its threads and gc thresholds as they were)
         self.began, self.workers, self.line = clock(), Workers(1, None), LiveLine()
         return self
@@ -450,13 +470,16 @@ class Run:
             raise ValueError(f"{path} holds no training state to resume")
         trained_by = ckpt.get("algorithm", "alphazero")  # (the first checkpoints did not say)
         if trained_by != self.algorithm:
-            raise ValueError(f"{path} was trained by {trained_by}.py, not {self.algorithm}.py: --resume needs that one")
+            raise ValueError(f"{path} was trained by {trained_by}.py, not {self.algorithm}.py: {self.say['resume']} "
+                             f"needs that one")
         then = dict(self.plain, **ckpt.get("settings") or {})
         changed = [f"{k} {then.get(k)!r}, not {v!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v]
         if changed:
-            raise ValueError(f"{path} was trained with {', '.join(changed)}: --resume needs the same settings")
+            raise ValueError(f"{path} was trained with {', '.join(changed)}: {self.say['resume']} needs the same "
+                             f"settings")
         if ckpt["iterations_done"] >= cfg["iterations"]:
-            raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done, all that --iterations asks: ask "
+            raise ValueError(f"{path} has {ckpt['iterations_done']} iterations done, all that {self.say['iterations']} "
+                             f"asks: ask "
                              f"for more to go on")
         net.load_state_dict(ckpt["state_dict"])
         optimizer.load_state_dict(ckpt["optimizer"])
@@ -536,7 +559,7 @@ class Run:
         done = bool(self.saved) and self.saved == self.cfg["iterations"]  # (a run saves only once begun)
         held = (f"{self.out} is gone: nothing saved there" if self.saved and not os.path.isfile(self.out) else
                 f"{self.out} holds iteration {self.saved}" + (", the last" if done else ", the last whose loss was a "
-                "number" if isinstance(error, NotANumber) else ": add --resume to go on")
+                "number" if isinstance(error, NotANumber) else f": add {self.say['resume']} to go on")
                 if self.saved else "nothing saved")
         if isinstance(error, BrokenPipeError) and done:  # the reader went after the last line: the work is done
             error.status, error.note = 0, None
@@ -548,7 +571,12 @@ class Run:
             error.__notes__ = [*getattr(error, "__notes__", []), f"({held})"]
 
 
-def claim(path, fresh, read):
+WORDS = {True: {"out": "--out", "resume": "--resume", "replace": "--replace", "iterations": "--iterations"},
+         False: {"out": "out", "resume": "resume=True", "replace": "replace=True", "iterations": "cfg's iterations"}}
+# the words of a note or a refusal: the command line's flags (Run's flags=True), or Run's own arguments from Python
+
+
+def claim(path, fresh, read, say=WORDS[True]):
     """Before a training writes `path` and its CSV beside it, refuse in one line: a path that a live run writes (see
     lock), that cannot be written, that is no file (a folder, a FIFO, a device: never opened, never replaced), that
     holds anything but this project's own kind (a checkpoint read accepts, a CSV with a training's header) or, for a
@@ -560,24 +588,24 @@ def claim(path, fresh, read):
                          f"choose a name that does not end in .csv")
     if not path or os.path.isdir(path):
         raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
-    lock(path, "--out")
+    lock(path, say["out"])
     try:
-        lock(csv, "--out")  # (x.pt and x.pth share x.csv)
+        lock(csv, say["out"])  # (x.pt and x.pth share x.csv)
         for p in (path, csv):
             if not_a_file(p):
-                raise ValueError(f"{p} is {not_a_file(p)}, not a file: choose another --out")
+                raise ValueError(f"{p} is {not_a_file(p)}, not a file: choose another {say['out']}")
         if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
             raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another "
-                             f"--out")
+                             f"{say['out']}")
         if holds(csv) not in ("nothing", "a training's CSV"):
             raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
-                             f"another --out")
+                             f"another {say['out']}")
         if fresh and holds(path, read) != "nothing":
-            raise ValueError(f"{path} holds a training already: add --resume to go on with it, choose another --out, "
-                             f"or add --replace to start afresh over it")
+            raise ValueError(f"{path} holds a training already: add {say['resume']} to go on with it, choose another "
+                             f"{say['out']}, or add {say['replace']} to start afresh over it")
         if fresh and holds(csv) != "nothing":
             raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
-                             f"--out, or add --replace to start afresh over it")
+                             f"{say['out']}, or add {say['replace']} to start afresh over it")
     except BaseException:
         release(path)
         raise
@@ -852,7 +880,9 @@ def read_checkpoint(path, read, game=None, known=()):
         raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
     if ckpt["game"] not in known:
         raise ValueError(f"{path} holds a {ckpt['game']} network, a game that only a trainer's --game {ckpt['game']} "
-                         f"knows")
+                         f"knows" if ":" in ckpt["game"] else f"{path} holds a network of {ckpt['game']!r}, a game "
+                         f"registered from Python: only a process that registers its class again (a trainer's "
+                         f"GAMES[{ckpt['game']!r}] = the class) can load it")
     return ckpt
 
 

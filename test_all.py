@@ -140,7 +140,7 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_training_names_every_setting_a_game_lacks_before_any_self_play
   Workers: jobs in order and errors sent back; a death in words, never a hang; no more running than cores; the
   batch awaited first; a later rank pauses for an earlier one; evaluate's work beside and ahead; an orphan ends,
-  paused or not; a game made at run time
+  paused or not; a game made at run time; workers spawned or forked by a server (macOS, Python 3.14)
     test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back
     test_a_worker_that_dies_is_an_error_in_words_and_no_hang
     test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another
@@ -151,12 +151,15 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone
     test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
     test_a_game_registered_at_run_time_reaches_the_worker_processes
+    test_workers_started_afresh_train_the_same_weights_as_forked_ones
+    test_evaluate_with_spawned_workers_writes_the_json_forked_ones_do
     test_the_workers_tell_their_games_where_the_live_line_reads_them
-  The Run: a random stream each (seed, iteration, share); the same numbers with any workers; the process put back;
-  the live line
+  The Run: a random stream each (seed, iteration, share); the same numbers with any workers; the process put back
+  (numpy's threads too); Python's words from Python; the live line
     test_each_share_and_each_iteration_plays_its_own_games
     test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers, test_a_jobs_numbers_are_the_same_with_1_or_3_workers
     test_train_from_python_puts_the_process_back_as_it_found_it
+    test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags
     test_long_work_shows_its_progress_on_one_line_on_a_terminal_only
   --resume: the iterations done, exactly as never stopped, Adam's moments, a setting added since, a CSV gone; a loss
   that is no number; a stop's last words; faults
@@ -1591,6 +1594,7 @@ def lifted_nim():
     exec(compile(source, "lifted_alphazero.py", "exec"), vars(lifted))
     plain_settings = {key: setting.default for key, setting in alphazero.SETTINGS.items()}
     lifted.settings = lambda game, **overrides: dict(plain_settings, **overrides)
+    lifted.start_process = alphazero.start_process  # the block's one piece of machinery: the scripts' threads
     scope = {"np": np}
     exec(readme_nim(), scope)
     block = readme_block('for it in range(1, cfg["iterations"] + 1):')
@@ -1598,12 +1602,10 @@ def lifted_nim():
     loop = {"Nim": scope["Nim"]}  # the block runs after the Nim block, whose class it uses
     printed = io.StringIO()
     sys.modules["lifted_alphazero"] = lifted
-    restore = alphazero.start_process()  # this process computes as a training does (one torch thread: see there)
-    try:
+    try:  # the block computes as a training does (one thread: start_process), and puts the threads back
         with contextlib.redirect_stdout(printed):
-            exec(block.replace("from alphazero import ", "from lifted_alphazero import "), loop)
+            exec(block.replace("from alphazero import ", "from lifted_alphazero import ") + "\nrestore()\n", loop)
     finally:
-        restore()
         del sys.modules["lifted_alphazero"]
     return types.SimpleNamespace(module=lifted, source=source, Nim=scope["Nim"], net=loop["net"], cfg=loop["cfg"],
                                  lines=printed.getvalue().splitlines())
@@ -1673,9 +1675,10 @@ def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monk
     monkeypatch.setitem(alphazero.GAMES, "letters", Letters)
     alphazero.save(net_for(alphazero, "letters", 4), path, "letters")
     monkeypatch.delitem(alphazero.GAMES, "letters")
-    with pytest.raises(ValueError, match=r"n.pt holds a letters network, a game that only a trainer's --game letters "
-                                         r"knows$"):
-        alphazero.load(path)
+    with pytest.raises(ValueError) as e:  # registered from Python (a name with no module): register it again; a
+        alphazero.load(path)              # module:Class name says its --game (test_a_checkpoint_of_a_game_the_bench...)
+    assert str(e.value) == (f"{path} holds a network of 'letters', a game registered from Python: only a process that "
+                            "registers its class again (a trainer's GAMES['letters'] = the class) can load it")
 
 
 @pytest.mark.parametrize("saver", [alphazero, gumbel, alphazero_plus])
@@ -2662,7 +2665,7 @@ def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(paused, t
 sys.path.insert(0, {HERE!r})
 import plumbing
 def busy(seconds, pausing=False):
-    print(os.getpid(), flush=True)
+    os.write(1, f"{{os.getpid()}}\\n".encode())  # one write: two workers' lines never interleave
     end = time.time() + seconds
     while time.time() < end:
         if pausing:
@@ -2709,6 +2712,65 @@ def test_a_game_registered_at_run_time_reaches_the_worker_processes(monkeypatch)
     lines = []
     alphazero.train("nim", cfg, 0, alphazero.Run(2, log=lines.append))
     assert len(lines) == 1 and "games    6" in lines[0]
+
+
+class Local(games.TicTacToe):  # a game class that no module names as such: registered under another name below
+    pass
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_workers_started_afresh_train_the_same_weights_as_forked_ones(method, monkeypatch, tmp_path):
+    # macOS starts its workers by spawning, and Python 3.14's default on Linux is the fork server: there a worker is
+    # a new process that imports what it runs, and its parent may be the fork server, not the main process. With 2
+    # workers started so, a training gives the weights of this process alone (which the fork gives too: see the
+    # test of 1, 2 and 3 workers), for a built-in game and for a game of one's own module; a class the workers
+    # cannot import is refused in one line that says what to do.
+    import multiprocessing
+    (tmp_path / "mygames.py").write_text("import games\n\nclass Mine(games.TicTacToe):\n    pass\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import mygames
+    monkeypatch.setitem(alphazero.GAMES, "mine", mygames.Mine)
+    monkeypatch.setitem(alphazero.GAMES, "local", Local)
+    cfg = alphazero.settings("tictactoe", iterations=2, games=6, simulations=4, steps=3)
+    alone = {game: weights(alphazero.train(game, cfg, 5, alphazero.Run(1, log=lambda line: None)))
+             for game in ("tictactoe", "mine")}
+    monkeypatch.setattr(plumbing, "START", multiprocessing.get_context(method))
+    for game in ("tictactoe", "mine"):
+        assert weights(alphazero.train(game, cfg, 5, alphazero.Run(2, log=lambda line: None))) == alone[game], game
+    Local.__qualname__ = "Elsewhere"  # (as a class made in a function, or a notebook's, is named)
+    try:
+        with pytest.raises(ValueError) as e:
+            alphazero.train("local", cfg, 5, alphazero.Run(2, log=lambda line: None))
+    finally:
+        Local.__qualname__ = "Local"
+    assert str(e.value) == (f"the game Elsewhere cannot reach the worker processes, which this system starts afresh "
+                            f"({method}): define its class at the top of a module they can import (a file), or play in "
+                            f"this process (1 worker)")
+
+
+SPAWNED = """import multiprocessing, sys
+sys.path.insert(0, {here!r})
+import evaluate, plumbing
+if __name__ == "__main__":  # evaluate.py's command line, its workers spawned (macOS's start)
+    plumbing.START = multiprocessing.get_context("spawn")
+    sys.argv = ["evaluate.py"] + {argv!r}
+    evaluate.main(evaluate.PARTS, evaluate.__doc__, evaluate.measure_checkpoint, "evaluate.json", evaluate.PLOTS,
+                  after=evaluate.noise_rules, needs=evaluate.NEEDS,
+                  ahead={{"3a": evaluate.part_3a_trainings, "3b": evaluate.part_3b_matches}})
+"""
+
+
+def test_evaluate_with_spawned_workers_writes_the_json_forked_ones_do(tmp_path):
+    # Part 1 at --quick size, with 2 workers forked (as on Linux) and spawned (as on macOS): the same JSON but the
+    # seconds.
+    argv = ["--quick", "--part", "1", "--workers", "2", "--json"]
+    (tmp_path / "spawned.py").write_text(SPAWNED.format(here=HERE, argv=argv + [str(tmp_path / "spawned.json")]))
+    for out in (run("evaluate.py", *argv, str(tmp_path / "forked.json")), run(str(tmp_path / "spawned.py"))):
+        assert out.returncode == 0, out.stderr[-2000:]
+    forked, spawned = (json.loads((tmp_path / f"{kind}.json").read_text())["1"] for kind in ("forked", "spawned"))
+    for r in (forked, spawned):
+        del r["seconds"], r["time_split"]
+    assert forked == spawned
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
@@ -2790,29 +2852,52 @@ def test_a_jobs_numbers_are_the_same_with_1_or_3_workers():
     assert measured[0]["m"] == measured[1]["m"] and len(measured[0]["m"]) == 12 and not jobs["m"].agent.cache
 
 
+def blas_threads():  # numpy's BLAS's threads now
+    import threadpoolctl
+    return [pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
+
+
 def test_train_from_python_puts_the_process_back_as_it_found_it(tmp_path):
-    # start_process sets one torch thread and gc thresholds of (50000, 20, 20) for a training; train() called from
-    # Python puts back the caller's own, here 2 threads and thresholds (900, 11, 12), whether it ends or is refused
-    # (a path that holds text). fit's on_step is told once per Adam step: 3 steps, 2 iterations, 6 calls.
-    before = torch.get_num_threads(), gc.get_threshold()
+    # start_process sets one torch thread, one BLAS thread for numpy (at run time: this process loaded numpy long
+    # ago) and gc thresholds of (50000, 20, 20) for a training; train() called from Python puts back the caller's
+    # own, here 2 threads each and thresholds (900, 11, 12), whether it ends or is refused (a path that holds text).
+    # fit's on_step is told once per Adam step: 3 steps, 2 iterations, 6 calls.
+    import threadpoolctl
+    before = torch.get_num_threads(), gc.get_threshold(), threadpoolctl.threadpool_limits(2, "blas")
     inside, steps, fit = [], [], alphazero.fit
     try:
         torch.set_num_threads(2)
         gc.set_threshold(900, 11, 12)
+        assert blas_threads() == [2]
         cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=3)
         alphazero.fit = lambda *args: fit(*args[:-1], lambda: steps.append(args[-1]) or args[-1]())
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None),
-                        on_iteration=lambda it, net: inside.append((torch.get_num_threads(), gc.get_threshold())))
-        assert inside == [(1, (50_000, 20, 20))] * 3 and len(steps) == 6
-        assert (torch.get_num_threads(), gc.get_threshold()) == (2, (900, 11, 12))
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None), on_iteration=lambda it, net:
+                        inside.append((torch.get_num_threads(), gc.get_threshold(), blas_threads())))
+        assert inside == [(1, (50_000, 20, 20), [1])] * 3 and len(steps) == 6
+        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == (2, (900, 11, 12), [2])
         (tmp_path / "notes.txt").write_text("mine")
         with pytest.raises(ValueError, match="holds text"):
             alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(tmp_path / "notes.txt")))
-        assert (torch.get_num_threads(), gc.get_threshold()) == (2, (900, 11, 12))
+        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == (2, (900, 11, 12), [2])
     finally:
         alphazero.fit = fit
         torch.set_num_threads(before[0])
         gc.set_threshold(*before[1])
+        before[2].restore_original_limits()
+
+
+def test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags(tmp_path):
+    # From Python a stopped training says how to go on with Run's own argument, and a second one onto its checkpoint
+    # is refused in the same words; the command line's say --resume (test_ctrl_c_stops_training...).
+    path = str(tmp_path / "p.pt")
+    cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=2)
+    with pytest.raises(plumbing.Stopped) as e:
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None), stop_after(1))
+    assert e.value.note == f"interrupted at iteration 2; {path} holds iteration 1: add resume=True to go on"
+    with pytest.raises(ValueError) as e:
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path))
+    assert str(e.value) == (f"{path} holds a training already: add resume=True to go on with it, choose another out, "
+                            "or add replace=True to start afresh over it")
 
 
 class Terminal:
@@ -3003,7 +3088,8 @@ def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_def
     with pytest.raises(ValueError) as e:
         resume(game, dict(cfg, **{key: other}), net_for(module, game, 8),
                torch.optim.Adam(net_for(module, game, 8).parameters()))
-    assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: --resume needs the same settings"
+    assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: resume=True needs the same " \
+        "settings"  # (from Python: Run's argument; the command line says --resume)
     lines = []
     module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True, log=lines.append))
     # saved without what train keeps (as before checkpoints kept it): one line says so, then the iteration's
@@ -3012,7 +3098,7 @@ def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_def
                         "iteration 2 trains on its own games alone, from fresh streams, so the numbers differ from an "
                         "unbroken run's")
     assert torch.load(path, weights_only=True)["iterations_done"] == 2
-    with pytest.raises(ValueError, match=r"has 2 iterations done, all that --iterations asks: ask for more to go on"):
+    with pytest.raises(ValueError, match=r"has 2 iterations done, all that cfg's iterations asks: ask for more to go on"):
         module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True))
 
 
@@ -3065,7 +3151,7 @@ def test_a_stop_during_a_save_is_told_what_the_checkpoint_holds(tmp_path, monkey
     finally:
         signal.signal(signal.SIGINT, previous)
     assert torch.load(out, weights_only=True)["iterations_done"] == 2
-    assert e.value.note == f"interrupted at iteration 3; {out} holds iteration 2: add --resume to go on"
+    assert e.value.note == f"interrupted at iteration 3; {out} holds iteration 2: add resume=True to go on"
     assert [row.split(",")[0] for row in (tmp_path / "s.csv").read_text().splitlines()[1:]] == ["1", "2"]
 
 
@@ -3122,7 +3208,7 @@ def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact
     cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
     with pytest.raises(ValueError) as error:
         alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
-    assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add --resume to go on"
+    assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add resume=True to go on"
     assert torch.load(out, weights_only=True)["iterations_done"] == 1
     assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt"]
 
@@ -4848,7 +4934,7 @@ def test_an_exception_of_ones_own_game_mid_run_says_what_the_checkpoint_holds(tm
     Raising.made = -1  # the contract check makes one; the first iteration's two games; the second fails
     with pytest.raises(RuntimeError) as caught:
         alphazero.train("raising", cfg, 0, alphazero.Run(1, out, log=lambda line: None))
-    assert caught.value.__notes__ == [f"({out} holds iteration 1: add --resume to go on)"]  # (shown from 3.11 on)
+    assert caught.value.__notes__ == [f"({out} holds iteration 1: add resume=True to go on)"]  # (shown from 3.11 on)
 
 
 def test_the_smaller_words_of_a_run_are_true(tmp_path):
