@@ -60,7 +60,7 @@ def table(title, header, rows):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The article (seeds 000 and 001)
+# The article (both parts)
 
 ARTICLE = {"go": {"b1_visits": 4331, "b1_win_rate": 0.90, "runner_up": "F1 51 (0.53)", "b1_leads_from": 100,
                   "seconds": "~6"},
@@ -217,7 +217,7 @@ def part_blog(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The lab (seed 003): its expected results, and the exact tic-tac-toe solution its tables are measured against
+# The lab: its expected results, and the exact tic-tac-toe solution its tables are measured against
 
 @dataclasses.dataclass
 class TicTacToeRow:
@@ -1080,13 +1080,13 @@ def noise_rules():
         print("  (--quick: every part at a small size, so these verdicts say little)")
 
 
-PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (25, 1)),  # seconds: (full, --quick), the
-         "1": ("AlphaZero on tic-tac-toe", part_1, (65, 3)),                  # full ones from the summary of the
-         "2": ("AlphaZero on Connect Four", part_2, (257, 3)),                # README's run; they drive the estimate
-         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (2, 5)),  # of the time left (3a's trainings
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (8, 1))}        # run beside the earlier parts there:
+PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (10, 1)),  # seconds: (full, --quick), the
+         "1": ("AlphaZero on tic-tac-toe", part_1, (29, 3)),                  # full ones from the summary of the
+         "2": ("AlphaZero on Connect Four", part_2, (136, 3)),                # README's run; they drive the estimate
+         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (1, 5)),  # of the time left (3a's trainings
+         "3b": ("Gumbel v PUCT with the same network", part_3b, (5, 1))}        # run beside the earlier parts there:
 #                                                                                 alone, 3a takes longer)
-NEEDS = {"3b": ("2", (210, 2))}  # a part that trains another's network when run without it: that part, and the
+NEEDS = {"3b": ("2", (111, 2))}  # a part that trains another's network when run without it: that part, and the
 #                                  seconds of its training, added to the estimate of the time left
 
 

@@ -31,6 +31,8 @@ import warnings
 import numpy as np
 import threadpoolctl
 
+from games import MOST_MOVES, check_network_game
+
 np.finfo(np.float32), np.finfo(np.float64)  # worked out once, on first use: now, since numpy 2.2 warns when it meets
 # denormals flushed (the trainers' start_process flushes them)
 
@@ -86,6 +88,10 @@ class Fault(ValueError):
 
 class NotANumber(Fault):
     """A training's loss that is nan or infinite: the run stops, its checkpoint the last iteration with a number."""
+
+
+class Stalled(Fault):
+    """Workers busy, but none has said a word for SILENT seconds."""
 
 
 class WorkerDied(Fault):
@@ -149,7 +155,11 @@ ASKED = None  # in a worker: its pipe, and the Event its main process clears to 
 def pause_point():
     """Called between two steps of a long job (a training's Adam step or move, Run.show; a round of a match's moves,
     evaluate.play_match): in a worker whose main process asks it to pause (a job ranked before this one waits for a
-    core), it says so and waits to be let go on. Whether it paused; a Run's clock leaves the pause out."""
+    core), it says so and waits to be let go on; else, every BEAT seconds, it tells its main process that it goes
+    on (see SILENT). Whether it paused; a Run's clock leaves the pause out."""
+    if ASKED and ASKED[1].is_set() and time.time() - BEATEN[0] >= BEAT:
+        BEATEN[0] = time.time()
+        ASKED[0].send(("going", None))
     if ASKED and not ASKED[1].is_set():
         t0 = time.time()
         ASKED[0].send(("paused", None))
@@ -160,6 +170,10 @@ def pause_point():
 
 
 PAUSED = [0.0]  # the seconds this process has spent paused (in a worker, at pause_point)
+BEAT, BEATEN = 5.0, [0.0]  # seconds between a working job's words "going" to its main process; when it last said it
+SILENT = 600.0  # seconds: a run whose workers are busy, but none of which has said a word for so long (a job paused
+# while a core is free, a worker stopped by SIGSTOP, a job that loops without a step), ends in one line (Stalled)
+HEARD = [time.time()]  # when this process last heard from a worker of any of its POOLS (or handed one a job)
 
 
 def clock():  # a Run's clock: seconds, less those paused
@@ -286,7 +300,7 @@ class Workers:
 
     def send(self, pipe, i):  # the queued job i to the idle worker at pipe
         _, _, batch, j, job = self.todo.pop(i)
-        self.busy[pipe] = batch, j
+        self.busy[pipe], HEARD[0] = (batch, j), time.time()
         try:
             sent = {key: Known(i) for key, value in job.items() for i, x in enumerate(self.known) if value is x}
             pipe.send((batch.fn, dict(job, **sent, **({"on_move": True} if batch.report else {}))))
@@ -294,6 +308,7 @@ class Workers:
             raise self.died(self.pipes.index(pipe)) from None
 
     def go_on(self, pipe):  # a worker asked to pause (paused or not yet) lets its job go on
+        HEARD[0] = time.time()
         self.asked.discard(pipe)
         self.paused.discard(pipe)
         self.go[self.pipes.index(pipe)].set()
@@ -311,13 +326,28 @@ class Workers:
                 workers, k = ends[ready]
                 raise workers.died(k)
             busy[ready].receive(ready)
+        if busy and time.time() - HEARD[0] > SILENT:
+            raise Stalled(f"no worker has said a word for {time.time() - HEARD[0]:.0f} s, though "
+                          f"{', '.join(workers.state(pipe) for pipe, workers in busy.items())}: a run that makes no "
+                          f"progress for {SILENT:.0f} s ends")
+
+    def state(self, pipe):  # a busy worker in words, for Stalled
+        k = self.pipes.index(pipe)
+        try:  # (Linux: the process's state, T when stopped)
+            stopped = open(f"/proc/{self.processes[k].pid}/stat").read().rsplit(")", 1)[1].split()[0] == "T"
+        except (OSError, IndexError):
+            stopped = False
+        how = "stopped (SIGSTOP?)" if stopped else "paused" if pipe in self.paused else "busy"
+        return f"worker {k + 1} of {len(self.processes)} (process {self.processes[k].pid}) is {how}"
 
     def receive(self, pipe):  # what a busy worker sent: how its game goes, its result, or its error
         try:
             kind, what = pipe.recv()
         except (EOFError, ConnectionResetError):  # its end closed, or reset with a job it had not read: gone
             raise self.died(self.pipes.index(pipe)) from None
-        batch, k = self.busy[pipe]
+        batch, k, HEARD[0] = *self.busy[pipe], time.time()
+        if kind == "going":  # a long job's sign of life (pause_point)
+            return
         if kind == "paused":  # the answer to the ask that stands (see hand_out)
             self.paused.add(pipe)
             return
@@ -504,6 +534,7 @@ class Run:
                 for k, share in enumerate(shares(n_games))]
         it = seed[-1]
         self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, clock())
+        self.rounds = [0] * len(jobs)  # each share's moves so far: a game that never ends is stopped (MOST_MOVES)
         self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
 
     def collect(self):  # the examples of the games begun, joined; the wait counts as self-play (in-process, the games)
@@ -521,6 +552,11 @@ class Run:
         pause_point()                       # training beside others), a step where it may pause
         self.steps, now = self.steps if steps is None else steps, clock()
         self.counts.update(counts)
+        for k in counts:
+            self.rounds[k] += 1
+            if self.rounds[k] > MOST_MOVES + 1:
+                raise Fault(f"a game of {self.game} has not ended after {MOST_MOVES:,} moves: a game must end (see "
+                            f"the contract in games.py)")
         done = [sum(c[i] for c in self.counts.values()) for i in (0, 1)]
         parts = [f"iteration {it}: " + (f"{self.steps}/{self.cfg['steps']} Adam steps" if phase == "training" else
                                         f"{done[0]}/{self.cfg['games']} games over, {done[1]} moves")
@@ -619,6 +655,8 @@ def lock(path, flag):
     lets go when the process ends, however it ends (so a lock left by a dead process, or naming a process id now
     reused, is taken over); the file holds this process's id, for the refusal. A live run's lock: ValueError in one
     line, naming the lock, its process and what to do (flag: the option that chose the path)."""
+    if path.endswith(".lock"):  # another run's lock of the path before it: a training onto that one would remove it
+        raise ValueError(f"{path} ends in .lock, as the lock beside {path[:-5]} does: choose another {flag}")
     name = f"{path}.lock"
     while True:
         if not_a_file(name):
@@ -767,12 +805,14 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
         value = setting.default
         own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
         kind = dict(choices=setting.choices) if setting.choices else \
-            dict(type=type(setting.low), metavar="X" if type(setting.low) is float else "N")
+            dict(type=(number_in if type(setting.low) is float else whole)(setting.low, setting.high),
+                 metavar="X" if type(setting.low) is float else "N")
         span = "" if setting.choices else f", {setting.low:g} to {setting.high:g}"
         parser.add_argument(f"--{key.replace('_', '-')}", **kind,
                             help=f"{setting.meaning}{span} (default {'none' if value is None else value}{own})")
-    parser.add_argument("--seed", type=int, help="random seed, 0 to 2^32 - 1 (default 0)")
-    parser.add_argument("--workers", type=int, help=f"self-play processes, 1 to 256 (default {os.cpu_count()})")
+    parser.add_argument("--seed", type=whole(0, 2**32 - 1), help="random seed, 0 to 2^32 - 1 (default 0)")
+    parser.add_argument("--workers", type=whole(1, 256), help=f"self-play processes, 1 to 256 (default "
+                        f"{os.cpu_count()})")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
     parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
     parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV: without "
@@ -781,11 +821,6 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
-    ranges = dict({k: (s.low, s.high) for k, s in settings.items() if not s.choices}, workers=(1, 256),
-                  seed=(0, 2**32 - 1))
-    for key, (lo, hi) in ranges.items():
-        if getattr(args, key) is not None and not lo <= getattr(args, key) <= hi:  # nan and inf too
-            parser.error(f"argument --{key.replace('_', '-')}: must be a number from {lo} to {hi}")
     given = {k for k, v in vars(args).items() if v not in (None, False)} - {"game", "play"}
     for key in sorted(given - for_play if args.play else given & for_play - set(settings)):
         parser.error(f"--{key.replace('_', '-')} is for " + ("training; --play plays a checkpoint" if args.play
@@ -805,6 +840,7 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
     if args.game not in games:  # module:Class, a game of your own
         try:
             games[args.game] = import_game(args.game, games)
+            check_network_game(args.game, games[args.game])  # (the contract's core here: its name is the flag's)
         except ValueError as e:
             parser.error(f"argument --game: {e}")
     return args

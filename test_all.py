@@ -139,7 +139,9 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_train_refuses_a_setting_outside_its_range_before_any_work
     test_training_names_every_setting_a_game_lacks_before_any_self_play
   Workers: jobs in order and errors sent back; a death in words, never a hang; no more running than cores; the
-  batch awaited first; a later rank pauses for an earlier one; evaluate's work beside and ahead; an orphan ends,
+  batch awaited first; a later rank pauses for an earlier one, never the reverse; the awaited batch's paused job goes
+  on first; the clock leaves pauses out; the Adam steps hand out jobs; silence bounded; evaluate's work beside and
+  ahead; an orphan ends,
   paused or not; a game made at run time; workers spawned or forked by a server (macOS, Python 3.14)
     test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back
     test_a_worker_that_dies_is_an_error_in_words_and_no_hang
@@ -147,6 +149,10 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_pools_together_keep_no_more_workers_busy_than_cores
     test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier
     test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after
+    test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_an_earlier_rank
+    test_a_job_never_asks_one_ranked_before_it_to_pause, test_a_runs_clock_leaves_out_the_seconds_a_worker_was_paused
+    test_the_adam_steps_hand_out_what_waits_for_a_worker
+    test_a_run_whose_busy_workers_say_nothing_for_silent_seconds_ends_in_one_line
     test_the_parts_work_ahead_begins_before_the_first_part_once
     test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone
     test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
@@ -166,6 +172,7 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_resume_goes_on_from_the_iterations_done
     test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped
     test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_finite_network
+    test_a_game_that_never_ends_stops_the_training_in_one_line
     test_resume_goes_on_with_adams_moments_and_step_count
     test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default
     test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header
@@ -311,6 +318,8 @@ import alphazero_plus
 import evaluate
 import further
 from games import go_point as P
+
+pytestmark = pytest.mark.timeout(600)  # (pytest-timeout) a test that hangs fails, with its name, after 10 minutes
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))  # the repository: every script, README and data path is read here
@@ -2401,6 +2410,7 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
                          on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
     for it in range(1, 5):
         assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
+    assert sorted(used) == [1, 2, 3, 4]  # no game begun after the last iteration: its work would be thrown away
     again = []
     monkeypatch.setattr(alphazero_plus.Run, "start", start)
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
@@ -2595,14 +2605,16 @@ def steps_until(path):
     return os.path.exists(path), paused
 
 
-def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(tmp_path):
-    # 2 cores, both running long jobs of rank 3 (evaluate's Part 3a trainings begun ahead) that end once a file
-    # appears; a training's self-play (rank -1) then starts 2 jobs: a running job is asked to pause, does at its next
-    # step, and the self-play takes its core (9 // 2 = 4, 7 // 3 = 2); then the file appears, and the long jobs go
-    # on and see it. Had neither paused, the self-play would have waited for them to give up, a minute on.
+@pytest.mark.parametrize("rank", [3, 0])
+def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(rank, tmp_path):
+    # 2 cores, both running long jobs of rank 3 (evaluate's Part 3a trainings begun ahead), or 0 (the first part's
+    # own), that end once a file appears; a training's self-play (rank -1, before any part's) then starts 2 jobs: a
+    # running job is asked to pause, does at its next step, and the self-play takes its core (9 // 2 = 4,
+    # 7 // 3 = 2); then the file appears, and the long jobs go on and see it. Had neither paused, the self-play would
+    # have waited for them to give up, a minute on.
     beside, training, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
     try:
-        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
+        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=rank)
         beside.hand_out(2)
         assert len(beside.busy) == 2 and plumbing.running() == 2
         training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
@@ -2611,6 +2623,136 @@ def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(tmp_p
         results = beside.collect(batch)
         assert [seen for seen, _ in results] == [True, True] and sum(paused for _, paused in results) >= 1, results
         assert not beside.paused and not beside.asked and plumbing.running() == 0
+    finally:
+        beside.close()
+        training.close()
+
+
+def test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_an_earlier_rank(tmp_path):
+    # Two long jobs of rank 3 hold both cores; another pool's long job of rank 1 takes one of them (a rank-3 job
+    # pauses). The file appears and the running rank-3 job ends: a core is free, and both the paused rank-3 job and
+    # a second rank-1 job (queued, with an idle worker) wait for it. Waiting for the rank-3 batch, the main process
+    # lets its paused job go on first: it sees the file and ends, while the rank-1 job is still queued. Otherwise
+    # that job would take the core and the wait would last until the rank-1 jobs give up, a minute on.
+    beside, other, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
+    try:
+        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
+        beside.hand_out(2)
+        first = other.add(steps_until, [dict(path=str(tmp_path / "never"))], rank=1)
+        while not other.busy:  # the ask is answered at the paused job's next step (bounded: the steps end in 60 s)
+            other.pump(plumbing.WAIT, 2)
+        assert len(other.busy) == 1 and len(beside.busy) == 2
+        sign.touch()
+        second = other.add(steps_until, [dict(path=str(tmp_path / "never"))], rank=1)
+        assert [seen for seen, _ in beside.collect(batch)] == [True, True]
+        assert [queued[2] for queued in other.todo] == [second] and first.left == 1
+    finally:
+        beside.close()
+        other.close()
+
+
+def test_a_job_never_asks_one_ranked_before_it_to_pause(tmp_path):
+    # Two jobs of rank 1 hold both cores; a job of rank 3 comes, with an idle worker but no core: it waits, queued,
+    # and no running job is asked to pause. (A job of rank 0 would ask: see the test above it.)
+    running, later = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
+    try:
+        running.add(steps_until, [dict(path=str(tmp_path / "never"))] * 2, rank=1)
+        running.hand_out(2)
+        later.add(quotient, [dict(a=9, b=2)], rank=3)
+        later.hand_out(2)
+        assert len(running.busy) == 2 and not running.asked and len(later.todo) == 1 and not later.busy
+        later.add(quotient, [dict(a=8, b=2)], rank=0)
+        later.hand_out(2)
+        assert len(running.asked) == 1  # the control: an earlier rank asks
+    finally:
+        running.close()
+        later.close()
+
+
+class Scripted:
+    """Stand-ins for a worker's pipe to its main process and its Event to go on: what was sent, and a wait that
+    returns at once (the main process's word to go on)."""
+    def __init__(self):
+        self.sent = []
+
+    def send(self, what):
+        self.sent.append(what)
+
+    def is_set(self):
+        return False
+
+    def wait(self):
+        pass
+
+
+def test_a_runs_clock_leaves_out_the_seconds_a_worker_was_paused(monkeypatch):
+    # In a worker asked to pause: it says "paused", and the 30 s it waits (the clock reads 50, then 80) are added to
+    # PAUSED; the Run's clock then reads 100 - 30 = 70, so an iteration's seconds leave the pause out.
+    scripted, times = Scripted(), iter([50.0, 80.0, 100.0])
+    monkeypatch.setattr(plumbing, "ASKED", (scripted, scripted))
+    monkeypatch.setattr(plumbing, "PAUSED", [0.0])
+    monkeypatch.setattr(plumbing, "time", types.SimpleNamespace(time=lambda: next(times)))
+    assert plumbing.pause_point() is True and scripted.sent == [("paused", None)]
+    assert plumbing.PAUSED == [30.0] and plumbing.clock() == 70.0
+
+
+def test_the_adam_steps_hand_out_what_waits_for_a_worker(tmp_path):
+    # A Run of 2 workers while this process trains (fit's on_step is Run.step_done): a batch of 2 jobs begins with
+    # one (this process computes: n - 1 workers run), and once that one is done, the next Adam step takes in its
+    # result and the one after hands out the other. A run whose steps did not would leave a worker idle for the
+    # whole training.
+    with alphazero.Run(2, log=lambda line: None) as run:
+        run.begin("tictactoe", alphazero.settings("tictactoe", steps=4), net_for(alphazero, "tictactoe", 8), None)
+        batch = run.workers.add(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        assert len(run.workers.busy) == 1 and len(run.workers.todo) == 1
+        busy = list(run.workers.busy)
+        assert multiprocessing_wait(busy, 60)  # its result is in the pipe
+        run.step_done()
+        run.step_done()
+        assert batch.results[0] == 4 and not run.workers.todo and len(run.workers.busy) == 1
+        assert run.workers.collect(batch) == [4, 2]
+
+
+def multiprocessing_wait(pipes, seconds):  # the pipes ready within seconds (a bound, not a race)
+    import multiprocessing.connection
+    return multiprocessing.connection.wait(pipes, seconds)
+
+
+def test_a_run_whose_busy_workers_say_nothing_for_silent_seconds_ends_in_one_line(monkeypatch, tmp_path):
+    # SILENT is 2 s here (600 in a run), a working job's word every 0.1 s. A worker stopped by SIGSTOP, the other
+    # done: no word comes, and the wait ends in a Stalled line that names the stopped one. A paused job whose word
+    # to go on is lost (go_on that forgets to set its Event, a deliberate bug), the other done: the same, the lost
+    # one named as busy, since its main process thinks it goes on.
+    import signal
+    monkeypatch.setattr(plumbing, "SILENT", 2.0)
+    monkeypatch.setattr(plumbing, "BEAT", 0.1)
+    sign = tmp_path / "sign"
+    workers = plumbing.Workers(2, lambda: None)
+    try:
+        batch = workers.add(steps_until, [dict(path=str(sign))] * 2)
+        workers.hand_out(2)
+        stopped = workers.processes[0].pid
+        os.kill(stopped, signal.SIGSTOP)
+        sign.touch()
+        with pytest.raises(plumbing.Stalled) as e:
+            workers.collect(batch)
+        assert re.fullmatch(rf"no worker has said a word for [2-9] s, though worker 1 of 2 \(process {stopped}\) is "
+                            r"stopped \(SIGSTOP\?\): a run that makes no progress for 2 s ends", str(e.value)), e.value
+    finally:
+        workers.close()
+    sign.unlink()
+    monkeypatch.setattr(plumbing.Workers, "go_on", lambda self, pipe: (self.asked.discard(pipe),
+                                                                        self.paused.discard(pipe)))
+    beside, training = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
+    try:
+        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
+        beside.hand_out(2)
+        training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        assert training.collect() == [4, 2]
+        sign.touch()
+        with pytest.raises(plumbing.Stalled, match=r"though worker \d of 2 \(process \d+\) is busy(, worker \d of 2 "
+                                                   r"\(process \d+\) is busy)?: a run that"):
+            beside.collect(batch)
     finally:
         beside.close()
         training.close()
@@ -3027,6 +3169,58 @@ def test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_fini
     ckpt = torch.load(path, weights_only=True)
     assert ckpt["iterations_done"] == 1 and all(torch.isfinite(w).all() for w in ckpt["state_dict"].values())
     assert len(open(tmp_path / "n.csv").read().splitlines()) == 2  # the header and iteration 1
+
+
+class Forever:
+    """A game that never ends: each move adds a stone, and there is always another move."""
+    n_actions, encoding_size = 2, 2
+
+    def __init__(self, moves=0):
+        self.moves = moves
+
+    def copy(self):
+        return Forever(self.moves)
+
+    def legal_moves(self):
+        return [0, 1]
+
+    def play(self, move):
+        self.moves += 1
+
+    def is_over(self):
+        return False
+
+    def first_to_move(self):
+        return self.moves % 2 == 0
+
+    def result(self):
+        return 0.5
+
+    def move_name(self, move):
+        return str(move)
+
+    def key(self):
+        return self.moves
+
+    def encode(self):
+        return self.encode_many([self])[0]
+
+    @staticmethod
+    def encode_many(states):
+        return np.array([[s.moves % 2, 1 - s.moves % 2] for s in states], dtype=np.float32)
+
+
+def test_a_game_that_never_ends_stops_the_training_in_one_line(monkeypatch):
+    # The contract says a game ends within MOST_MOVES moves (30 here): a game that does not is named, in one line,
+    # whether its games are played in this process or in the workers (their progress says how many moves).
+    monkeypatch.setattr(plumbing, "MOST_MOVES", 30)
+    monkeypatch.setitem(alphazero.GAMES, "forever", Forever)
+    cfg = alphazero.settings("forever", iterations=1, games=2, simulations=2, steps=1, hidden=4)
+    for workers in (1, 2):
+        with pytest.raises(plumbing.Fault) as e:
+            alphazero.train("forever", cfg, 0, alphazero.Run(workers, log=lambda line: None))
+        assert str(e.value) == "a game of forever has not ended after 30 moves: a game must end (see the contract in " \
+            "games.py)"
 
 
 def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch):
@@ -4334,11 +4528,17 @@ def test_a_checkpoint_another_live_training_writes_is_refused_and_a_stale_lock_t
     argv = ["alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "2", "--simulations", "2",
             "--steps", "1", "--workers", "1", "--out", str(out)]
     plumbing.lock(str(out), "--out")  # this test's own process holds it, alive, as a training would
+    plumbing.lock(str(tmp_path / "t.csv"), "--out")  # and its CSV, which t.pth's training would write as well
     try:
         assert exit_message(*argv) == f"alphazero.py: error: {out} is being written by another run, process " \
             f"{os.getpid()} (it holds the lock {out}.lock): wait for it to end, or choose another --out"
+        csv = tmp_path / "t.csv"
+        assert exit_message(*argv[:-1], str(tmp_path / "t.pth")) == f"alphazero.py: error: {csv} is being written " \
+            f"by another run, process {os.getpid()} (it holds the lock {csv}.lock): wait for it to end, or choose " \
+            f"another --out"
     finally:
         plumbing.release(str(out))
+        plumbing.release(str(tmp_path / "t.csv"))
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
                            cwd=HERE)
     (tmp_path / "t.pt.lock").write_text(ended.stdout.strip())  # a process that has ended: its lock is stale
@@ -4622,16 +4822,21 @@ def test_outputs_replace_only_their_own_kind(tmp_path):
     (["gumbel.py", "--play", "--seed", "3"], "--seed is for training; --play plays a checkpoint"),
     (["alphazero_plus.py", "--play", "--net", "conv"], "--net is for training; --play plays a checkpoint"),
     (["alphazero.py", "--first", "agent"], "--first is for --play; training writes --out"),
-    (["alphazero.py", "--iterations", "100000"], "argument --iterations: must be a number from 1 to 10000"),
-    (["alphazero.py", "--games", "1" + "0" * 30], "argument --games: must be a number from 1 to 100000"),
-    (["alphazero.py", "--workers", "257"], "argument --workers: must be a number from 1 to 256"),
-    (["alphazero.py", "--seed", "-5"], "argument --seed: must be a number from 0 to 4294967295"),
-    (["gumbel.py", "--considered", "0"], "argument --considered: must be a number from 1 to 1000"),
-    (["alphazero_plus.py", "--pipeline", "2"], "argument --pipeline: must be a number from 0 to 1"),
-    (["alphazero_plus.py", "--solver", "3"], "argument --solver: must be a number from 0 to 2"),
-    (["alphazero_plus.py", "--random-moves", "1.5"], "argument --random-moves: must be a number from 0.0 to 1.0"),
-    (["alphazero_plus.py", "--full-fraction", "0"], "argument --full-fraction: must be a number from 0.01 to 1.0"),
-    (["alphazero_plus.py", "--opening-moves", "0"], "argument --opening-moves: must be a number from 1 to 1000"),
+    (["alphazero.py", "--iterations", "100000"],
+     "argument --iterations: must be a whole number from 1 to 10000, not '100000'"),
+    (["alphazero.py", "--games", "1" + "0" * 30],
+     "argument --games: must be a whole number from 1 to 100000, not '1" + "0" * 30 + "'"),
+    (["alphazero.py", "--workers", "257"], "argument --workers: must be a whole number from 1 to 256, not '257'"),
+    (["alphazero.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
+    (["gumbel.py", "--considered", "0"], "argument --considered: must be a whole number from 1 to 1000, not '0'"),
+    (["alphazero_plus.py", "--pipeline", "2"], "argument --pipeline: must be a whole number from 0 to 1, not '2'"),
+    (["alphazero_plus.py", "--solver", "3"], "argument --solver: must be a whole number from 0 to 2, not '3'"),
+    (["alphazero_plus.py", "--random-moves", "1.5"],
+     "argument --random-moves: must be a number from 0.0 to 1.0, not '1.5'"),
+    (["alphazero_plus.py", "--full-fraction", "0"],
+     "argument --full-fraction: must be a number from 0.01 to 1.0, not '0'"),
+    (["alphazero_plus.py", "--opening-moves", "0"],
+     "argument --opening-moves: must be a whole number from 1 to 1000, not '0'"),
     (["alphazero.py", "--play", "--simulations", "0", "--reuse-tree", "1"], "--reuse-tree 1 keeps a search's tree, "
                                                                               "and --simulations 0 searches nothing: drop one"),
     (["alphazero.py", "--resume", "--replace"], "--resume goes on with --out's training and --replace starts afresh "
