@@ -37,7 +37,7 @@ class Setting(NamedTuple):  # a setting and its flag: default, a number's low an
 
 ALGORITHM = "alphazero_plus"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
 GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game module:Class adds one of your own
-SETTINGS = {  # each setting once, each a flag: its default (the lab's for tic-tac-toe), range and meaning
+SETTINGS = {  # each setting once, each a flag: its default (the lab's, and off for the changes), range and meaning
     "iterations": Setting(40, 1, 10_000, "self-play iterations"),
     "games": Setting(100, 1, 100_000, "self-play games per iteration"),
     "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy (with --solver, "

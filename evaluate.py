@@ -195,9 +195,8 @@ def part_blog(args):
         checks += [Check(f"{go} B1's visits", run["b1_visits"], ">= 3500", run["b1_visits"] >= 3500),
                    Check(f"{go} B1's win rate", run["b1_win_rate"], "0.80-0.97", 0.80 <= run["b1_win_rate"] <= 0.97),
                    Check(f"{go} B1 most visited from", run["b1_leads_from"], "<= 500", (run["b1_leads_from"] or 1e9) <= 500)]
-    chess, median = r["chess"]["ours"], r["go"]["median_seconds"]
-    checks += [Check("Go: median CPU seconds", median, "<= 6", median <= 6),
-               Check("chess: flat Qxd7's rank", chess["flat_qxd7_rank"], 1, chess["flat_qxd7_rank"] == 1),
+    chess = r["chess"]["ours"]  # (the Go runs' CPU seconds are shown, not judged: they measure the machine)
+    checks += [Check("chess: flat Qxd7's rank", chess["flat_qxd7_rank"], 1, chess["flat_qxd7_rank"] == 1),
                Check("chess: flat Qxd7's score", chess["flat_qxd7"], "0.64-0.78", 0.64 <= chess["flat_qxd7"] <= 0.78),
                Check("chess: UCT's visits to Qxd7", chess["mcts_qxd7_visits"], "<= 150", chess["mcts_qxd7_visits"] <= 150),
                Check("chess: UCT's six most visited allowing ...Re1#", chess["top6_allowing_mate"], 0,

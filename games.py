@@ -1,8 +1,8 @@
-"""The games, and nothing else: the rules of the four behind one small interface, the contract just below, written
-as code. Go's corner and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are
-the lab's (the network trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out
-on a copy and return the first player's result. Then a human against an agent in the terminal, for any of them, and
-the table of what the agent's search saw.
+"""The games: the rules of the four behind one small interface, the contract just below, written as code. Go's corner
+and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's (the network
+trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a copy and return
+the first player's result. Then the terminal game: a human against an agent, for any of them, and the table of what
+the agent's search saw.
 
 Every algorithm file imports this one, for the rules, and nothing else of the project above its `# Plumbing` banner;
 the machinery the trainers share below their banners (workers, the Run, signals, files, the flags) is plumbing.py.

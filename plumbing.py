@@ -3,10 +3,9 @@ algorithm, and a learner can skip it. The algorithm files (mcts.py, puct.py, alp
 alphazero_plus.py) import it only below their banners; above them they import games.py, for the rules, and nothing
 else of the project.
 
-What is here: the Run a trainer's train() is handed (its worker processes play the games a call of self_play would,
---resume, the checkpoint and its CSV, the progress line); Workers, the processes behind it and behind evaluate.py's
-matches; stop signals, ending in one line with nothing left running; claims and files written whole or not at all;
-the settings' checks and the command line made from them; the argparse types of mcts.py and puct.py.
+Five sections, each under a banner that says what it holds and promises, its globals at its top, each using only
+those above it: signals and the exit; files and locks; workers and their scheduler (the processes behind a training
+and behind evaluate.py's matches); the Run a trainer's train() is handed; the settings and the command line.
 """
 import argparse
 import contextlib
@@ -27,6 +26,7 @@ import threading
 import time
 import traceback
 import warnings
+from typing import NamedTuple
 
 import numpy as np
 import threadpoolctl
@@ -36,12 +36,12 @@ from games import MOST_MOVES, check_network_game
 np.finfo(np.float32), np.finfo(np.float64)  # worked out once, on first use: now, since numpy 2.2 warns when it meets
 # denormals flushed (the trainers' start_process flushes them)
 
+
 # ----------------------------------------------------------------------------------------------------------------
-# Signals: each of STOPS ends a run in one line, with nothing left running
+# Signals and the exit: each of STOPS ends a run in one line, with nothing left running; a stop, once begun, is not
+# interrupted (shielded); a Fault is an error in words; run_main turns what ends a script into its one last line.
 
 STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
-WAIT = 0.5  # seconds: each wait on the workers' pipes, so a signal's handler runs at once; none is unbounded
-
 
 class Stopped(KeyboardInterrupt):
     """What a signal raises (see stop): status is the exit status, 128 + the signal; note, what was saved."""
@@ -51,8 +51,8 @@ class Stopped(KeyboardInterrupt):
 
 
 STOPPING = []  # the signal of the stop begun, if one has
-SHIELDS, HELD = [], []  # the shielded() blocks open now; a stop signal that came in one, handled at its end
 
+SHIELDS, HELD = [], []  # the shielded() blocks open now; a stop signal that came in one, handled at its end
 
 def stop(signum, frame):
     """The scripts' handler of STOPS: the first raises Stopped (inside a shielded() block, at the block's end); the
@@ -104,6 +104,315 @@ class RemoteTraceback(Exception):
         return self.args[0]
 
 
+class Unbroken:
+    """sys.stdout for a run whose product is a file (evaluate.py, further.py): once the reader of its pipe is gone
+    (`| head`), what it prints goes nowhere and the run goes on. Its first line is never blank (`| head -1`)."""
+    def __init__(self, out):
+        self.out, self.begun = out, False
+
+    def __getattr__(self, name):
+        return getattr(self.out, name)
+
+    def write(self, text):
+        if not self.begun:  # the blank lines that set a table or a progress line apart, before the first words
+            text = text.lstrip("\n")
+            self.begun = bool(text)
+        try:
+            self.out.write(text)
+            self.out.flush()  # now, so that a reader gone shows here
+        except BrokenPipeError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())  # what it holds then empties there
+        return len(text)
+
+    def flush(self):
+        self.write("")
+
+
+def raised_here(error):
+    """Was the error raised in this project's files (in words, for the user), not in a game of one's own? In a
+    worker, its traceback there says (RemoteTraceback)."""
+    cause = error.__cause__
+    files = re.findall(r'File "([^"]+)"', str(cause)) if isinstance(cause, RemoteTraceback) else \
+        [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
+    return not files or os.path.dirname(os.path.abspath(files[-1])) == os.path.dirname(os.path.abspath(__file__))
+
+
+def ignore_stops():
+    """The work is over: a stop signal while Python exits (a second or so) changes nothing, neither the status nor
+    the output (Python would put back the default handlers as it exits)."""
+    STOPPING.append(0)  # (one already come is handled by stop, which now does nothing)
+    for sig in STOPS:
+        signal.signal(sig, signal.SIG_IGN)
+
+
+def run_main(work):
+    """Run a script's work; what ends it is one line and the status: an error in words (1), a signal (128 + it: the
+    note of what was saved), the reader of a pipe gone (141), end of input in the terminal game. A ValueError that
+    a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does.
+    What work returns, if anything, is its last words, printed once the work is over and stop signals ignored."""
+    last = None
+    if sys.version_info < (3, 11):  # a traceback shows the notes a Run adds (what the checkpoint holds) from 3.11 on
+        sys.excepthook = lambda kind, error, trace, shown=sys.excepthook: (shown(kind, error, trace), [
+            print(note, file=sys.stderr) for note in getattr(error, "__notes__", ())])
+    try:
+        last = work()
+    except ValueError as e:
+        if not raised_here(e):
+            raise
+        sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}")
+    except (Stopped, BrokenPipeError) as e:  # (a pipe's reader gone: quiet, but for what a training saved)
+        note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
+                                            else "interrupted")
+        os.write(2, f"{chr(10) * sys.stderr.isatty()}{note}\n".encode() if note else b"")  # (a new line after ^C)
+        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything;
+    except EOFError:                                           # (0: the reader went once the work was done)
+        print("\nbye")
+    finally:
+        ignore_stops()
+    if last:
+        try:
+            print(last, flush=True)
+        except BrokenPipeError:  # the work is done: its last words go nowhere, and the status stays 0
+            os._exit(0)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Files and locks: an output is written whole or not at all (write_atomic), replaces only its own kind (holds), and
+# is one live run's at a time (lock: an flock that the system lets go whenever the process ends).
+
+WORDS = {True: {"out": "--out", "resume": "--resume", "replace": "--replace", "iterations": "--iterations"},
+         False: {"out": "out", "resume": "resume=True", "replace": "replace=True", "iterations": "cfg's iterations"}}
+# the words of a note or a refusal: the command line's flags (Run's flags=True), or Run's own arguments from Python
+
+RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header
+
+WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
+
+LOCKS = {}  # path: this process's open PATH.lock, held (see lock); a worker closes its copies as it starts
+
+class NotACheckpoint(ValueError):
+    """A path that holds no checkpoint of these scripts (see read_checkpoint)."""
+
+
+def not_a_file(path):
+    """What stands at path, in words, if it is there and is no regular file ("a FIFO", "a character device"); else
+    None. Such a path is never opened (a FIFO would block) nor written by a rename (a device would be replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"),
+             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return next((words for test, words in kinds if test(mode)), "not a regular file")
+
+
+def holds(path, read=None):
+    """What the file at path holds, in a few words (for a refusal to write over it): nothing (no file, or an empty
+    one), a checkpoint of these scripts (read, a trainer's load, finds its game, size and weights), a training's
+    CSV, JSON a script of these wrote ("JSON evaluate.py wrote", from WRITTEN_BY), other JSON, text or data; what
+    stands there if it is no file ("a FIFO", see not_a_file), never opened."""
+    if not_a_file(path):
+        return not_a_file(path)
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+    except FileNotFoundError:
+        return "nothing"
+    except OSError as e:
+        return f"a file that cannot be read ({e.strerror})"
+    if not head:
+        return "nothing"
+    if read and head[:2] == b"PK":  # torch saves a zip file
+        try:
+            read(path)
+        except NotACheckpoint:
+            return "a torch or zip file"
+        except ValueError:
+            pass  # a network of a game this process does not know: a checkpoint of these scripts all the same
+        return "a checkpoint of these scripts"
+    if head.startswith(RUN_CSV.encode()):
+        return "a training's CSV"
+    whose = re.search(f'"{WRITTEN_BY}": "([^"]*)"'.encode(), head[:200]) if head.lstrip()[:1] == b"{" else None
+    if whose:
+        return f"JSON {whose[1].decode(errors='replace')} wrote"
+    try:
+        head.decode()
+        return "JSON" if head.lstrip()[:1] in (b"{", b"[") else "text"
+    except UnicodeDecodeError:
+        return "data"
+
+
+def lock(path, flag):
+    """Make path this process's, in one step that two runs cannot both win: an flock on PATH.lock, which the system
+    lets go when the process ends, however it ends (so a lock left by a dead process, or naming a process id now
+    reused, is taken over); the file holds this process's id, for the refusal. A live run's lock: ValueError in one
+    line, naming the lock, its process and what to do (flag: the option that chose the path)."""
+    if path.endswith(".lock"):  # another run's lock of the path before it: a training onto that one would remove it
+        raise ValueError(f"{path} ends in .lock, as the lock beside {path[:-5]} does: choose another {flag}")
+    name = f"{path}.lock"
+    while True:
+        if not_a_file(name):
+            raise ValueError(f"{name}, the lock beside {path}, is {not_a_file(name)}: remove it, or choose another "
+                             f"{flag}")
+        try:
+            fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:
+            raise ValueError(f"cannot write {'the checkpoint ' * (flag == '--out')}{path}: {e.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            for _ in range(100):  # (its holder writes its id just after taking it: a moment at most)
+                other = os.pread(fd, 32, 0).decode(errors="replace").strip()
+                if other:
+                    break
+                time.sleep(0.01)
+            os.close(fd)
+            other = other or "unknown"
+            raise ValueError(f"{path} is being written by another run, process {other} (it holds the lock {name}): "
+                             f"wait for it to end, or choose another {flag}") from None
+        with contextlib.suppress(OSError):
+            if os.stat(name).st_ino == os.fstat(fd).st_ino:  # (not a lock file removed as its run ended)
+                break
+        os.close(fd)
+    os.ftruncate(fd, 0)
+    os.write(fd, str(os.getpid()).encode())
+    LOCKS[path] = fd
+
+
+def release(path):  # the end of claim(path) or lock(path): its locks (its CSV's too) let go and removed, if they can be
+    for name in (path, None if path is None else os.path.splitext(path)[0] + ".csv"):
+        fd = LOCKS.pop(name, None)
+        if fd is not None:
+            with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a lock no process holds
+                os.remove(f"{name}.lock")       # is no lock (see lock)
+            os.close(fd)
+
+
+def claim(path, fresh, read, say=WORDS[True]):
+    """Before a training writes `path` and its CSV beside it, refuse in one line: a path that a live run writes (see
+    lock), that cannot be written, that is no file (a folder, a FIFO, a device: never opened, never replaced), that
+    holds anything but this project's own kind (a checkpoint read accepts, a CSV with a training's header) or, for a
+    fresh training, a training at all: a finished run is never replaced unless asked (--replace). Then path is this
+    process's until release(path)."""
+    csv = os.path.splitext(path)[0] + ".csv"
+    if csv == path:
+        raise ValueError(f"cannot write the checkpoint {path!r}: its CSV, written beside it, would be the same file: "
+                         f"choose a name that does not end in .csv")
+    if not path or os.path.isdir(path):
+        raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
+    lock(path, say["out"])
+    try:
+        lock(csv, say["out"])  # (x.pt and x.pth share x.csv)
+        for p in (path, csv):
+            if not_a_file(p):
+                raise ValueError(f"{p} is {not_a_file(p)}, not a file: choose another {say['out']}")
+        if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
+            raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another "
+                             f"{say['out']}")
+        if holds(csv) not in ("nothing", "a training's CSV"):
+            raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
+                             f"another {say['out']}")
+        if fresh and holds(path, read) != "nothing":
+            raise ValueError(f"{path} holds a training already: add {say['resume']} to go on with it, choose another "
+                             f"{say['out']}, or add {say['replace']} to start afresh over it")
+        if fresh and holds(csv) != "nothing":
+            raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
+                             f"{say['out']}, or add {say['replace']} to start afresh over it")
+    except BaseException:
+        release(path)
+        raise
+
+
+def write_atomic(path, data):
+    """Write data (bytes or text) to path whole or not at all: a temporary file of this process's beside it, then a
+    rename; no stop signal interrupts it. An error of the system's (no space, no permission, a read-only file
+    system, a folder gone) is a Fault in words, the temporary file removed and what path held intact."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with shielded():
+        try:
+            with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.remove(tmp)
+            raise Fault(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def add_row(path, header, row, anew=False):
+    """Add a line to a CSV atomically (see write_atomic); a missing file, or anew (a training's first iteration,
+    --replace's too), starts with the header."""
+    old = open(path).read() if os.path.exists(path) and not anew else header
+    write_atomic(path, old + row)
+
+
+def read_checkpoint(path, read, game=None, known=()):
+    """read(path), a checkpoint of these scripts (a dict with the game, the size and the weights), or NotACheckpoint
+    in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else; then
+    a ValueError for a checkpoint of a game other than `game` (if given), or of one not in `known` (a trainer's
+    GAMES)."""
+    if not_a_file(path) and not os.path.isdir(path):
+        raise NotACheckpoint(f"{path} is {not_a_file(path)}, not a checkpoint")
+    try:
+        with warnings.catch_warnings():  # (torch warns of a file before it refuses it: the refusal is the one line)
+            warnings.simplefilter("ignore")
+            ckpt = read(path)
+    except Exception as e:
+        raise NotACheckpoint(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else f"{path} is " + (
+            "a folder, not a checkpoint" if os.path.isdir(path) else "empty, not a checkpoint" if
+            os.path.getsize(path) == 0 else "not a checkpoint: torch cannot read it")) from None
+    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
+        raise NotACheckpoint(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
+    if game and ckpt["game"] != game:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
+    if ckpt["game"] not in known:
+        raise ValueError(f"{path} holds a {ckpt['game']} network, a game that only a trainer's --game {ckpt['game']} "
+                         f"knows" if ":" in ckpt["game"] else f"{path} holds a network of {ckpt['game']!r}, a game "
+                         f"registered from Python: only a process that registers its class again (a trainer's "
+                         f"GAMES[{ckpt['game']!r}] = the class) can load it")
+    return ckpt
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Workers and their scheduler. A job waits in its pool's queue with a rank: a lower one goes first (a training's
+# self-play is -1, before any part's; evaluate.py ranks each part by its place in the run). The pools of a process
+# share one count of running workers, no more than the cores (n - 1 while the main process computes). When the
+# best waiting job (the batch the main process waits for first, then by rank) has an idle worker but no core, the
+# main process asks one running job of a later rank to pause: one ask at a time, and never a job ranked before it.
+# The job pauses at its next pause_point and goes on once a core is free, before any queued job of its rank (the
+# batch waited for first). Every wait is bounded: a worker that dies is seen at once, and busy workers silent for
+# SILENT seconds end the run (Stalled). A worker whose main process is gone ends itself.
+
+WAIT = 0.5  # seconds: each wait on the workers' pipes, so a signal's handler runs at once; none is unbounded
+
+POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
+
+ASKED = None  # in a worker: its pipe, and the Event its main process clears to ask it to pause (see pause_point)
+
+PAUSED = [0.0]  # the seconds this process has spent paused (in a worker, at pause_point)
+
+BEAT, BEATEN = 5.0, [0.0]  # seconds between a working job's words "going" to its main process; when it last said it
+
+SILENT = 600.0  # seconds: a run whose workers are busy, but none of which has said a word for so long (a job paused
+# while a core is free, a worker stopped by SIGSTOP, a job that loops without a step), ends in one line (Stalled)
+
+HEARD = [time.time()]  # when this process last heard from a worker of any of its POOLS (or handed one a job)
+
+START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)  # on Linux a worker starts
+# as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14. Python
+# 3.12+ warns of a fork in a process that has threads (a notebook's, a test's): a lock one of them held at the fork
+# stays held in the copy. A worker takes none of their locks: it runs serve alone (the pipe, numpy, torch in one
+# thread), and a test trains with workers started beside threads busy in numpy and torch.
+
+FORK_WITH_THREADS = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
+
+QUEUED = itertools.count()  # the order jobs were added in: among equal ranks, the first added goes first
+
+class Known(int):
+    """A job's value that the workers were given as they started (Workers' known), sent as its index: so a game class
+    that pickle cannot name (defined in a function, or exec'd) still reaches them."""
+
+
 def running():  # the workers of all the POOLS doing a job, not paused
     return sum(len(workers.busy) - len(workers.paused) for workers in POOLS)
 
@@ -111,11 +420,6 @@ def running():  # the workers of all the POOLS doing a job, not paused
 def orphaned():  # a worker's watch: once its main process is gone (even killed outright), it ends too. The main
     multiprocessing.connection.wait([multiprocessing.parent_process().sentinel])  # process's sentinel, under every
     os._exit(1)  # start method (fork, spawn, forkserver: under the last, the worker's parent is the fork server)
-
-
-class Known(int):
-    """A job's value that the workers were given as they started (Workers' known), sent as its index: so a game class
-    that pickle cannot name (defined in a function, or exec'd) still reaches them."""
 
 
 def serve(pipe, start, known=(), go=None):
@@ -148,10 +452,6 @@ def serve(pipe, start, known=(), go=None):
                     pipe.send(("error", (RuntimeError(repr(e)), trace)))
 
 
-POOLS = []  # the Workers of this process: each one's waits watch the others' processes too
-ASKED = None  # in a worker: its pipe, and the Event its main process clears to ask it to pause (see pause_point)
-
-
 def pause_point():
     """Called between two steps of a long job (a training's Adam step or move, Run.show; a round of a match's moves,
     evaluate.play_match): in a worker whose main process asks it to pause (a job ranked before this one waits for a
@@ -169,23 +469,8 @@ def pause_point():
     return False
 
 
-PAUSED = [0.0]  # the seconds this process has spent paused (in a worker, at pause_point)
-BEAT, BEATEN = 5.0, [0.0]  # seconds between a working job's words "going" to its main process; when it last said it
-SILENT = 600.0  # seconds: a run whose workers are busy, but none of which has said a word for so long (a job paused
-# while a core is free, a worker stopped by SIGSTOP, a job that loops without a step), ends in one line (Stalled)
-HEARD = [time.time()]  # when this process last heard from a worker of any of its POOLS (or handed one a job)
-
-
 def clock():  # a Run's clock: seconds, less those paused
     return time.time() - PAUSED[0]
-
-
-START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)  # on Linux a worker starts
-# as a copy of its main process, with what it registered (a game in GAMES): the default before Python 3.14. Python
-# 3.12+ warns of a fork in a process that has threads (a notebook's, a test's): a lock one of them held at the fork
-# stays held in the copy. A worker takes none of their locks: it runs serve alone (the pipe, numpy, torch in one
-# thread), and a test trains with workers started beside threads busy in numpy and torch.
-FORK_WITH_THREADS = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
 
 
 def unreachable(known):
@@ -208,21 +493,22 @@ class Batch:
         self.fn, self.results, self.left, self.report, self.done, self.rank = fn, [None] * n, n, report, done, rank
 
 
-QUEUED = itertools.count()  # the order jobs were added in: among equal ranks, the first added goes first
+class Turn(NamedTuple):
+    """Which waiting job goes on first (the least): the batch the main process waits for, then by rank, then this
+    pool's before another's, then a paused job before a queued one."""
+    not_awaited: bool
+    rank: int
+    pool: int
+    queued: bool
 
 
 class Workers:
     """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
-    does the work). Jobs added wait in their pool's queue, by rank (a lower one first; a training's self-play, -1,
-    before any part's): an idle worker takes the next while this process waits for any pool's jobs or pumps (its Adam
-    steps, each step), as long as fewer workers of all the POOLS together are running than there are cores (n): all
-    n while this process waits, n - 1 while it computes (see hand_out: the batch waited for goes first). A queued job
-    that has an idle worker but no core asks a running job of a later rank (another pool's too) to pause: a training
-    or a match does at its next pause_point, and goes on once a core is free, before a queued job of its rank.
-    A job that never calls pause_point (a short piece of measures) just ends; so does one of a pool with no idle
-    worker (the earlier job waits for a worker of its own).
-    Public APIs only; every wait has a timeout and watches each worker's process (those of the other POOLS too) as
-    well as its pipe, so that a worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
+    does the work), scheduled as this section's banner says: the jobs go on while this process waits for any pool's
+    jobs or pumps (each Adam step). A job that never calls pause_point (a short piece of measures) just ends; so does
+    one of a pool with no idle worker (the earlier job waits for a worker of its own). Public APIs only; every wait
+    has a timeout and watches each worker's process (those of the other POOLS too) as well as its pipe, so that a
+    worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
     def __init__(self, n, start, known=()):
         self.n, self.pipes, self.processes, self.known = n, [], [], list(known)
@@ -272,17 +558,19 @@ class Workers:
         next hand_out with a core free. (An ask never taken back cannot be answered late, after another ask.)"""
         pools = [self] + [workers for workers in POOLS if workers is not self]
         while True:
-            waiting = []  # (what goes first, workers, a worker's pipe, the queued job's index: None if paused)
+            waiting = []  # (its Turn, workers, a worker's pipe, the queued job's index: None if paused)
             for i, workers in enumerate(pools):
-                waiting += [((workers.busy[pipe][0] is not first, workers.busy[pipe][0].rank, i, 0), workers, pipe, None)
-                            for pipe in workers.paused]
+                waiting += [(Turn(workers.busy[pipe][0] is not first, workers.busy[pipe][0].rank, i, False), workers,
+                             pipe, None) for pipe in workers.paused]
                 idle = [pipe for pipe in workers.pipes if pipe not in workers.busy]
                 if idle and workers.todo:
                     j = next((j for j, queued in enumerate(workers.todo) if queued[2] is first), 0)
-                    waiting.append(((workers.todo[j][2] is not first, workers.todo[j][0], i, 1), workers, idle[0], j))
+                    waiting.append((Turn(workers.todo[j][2] is not first, workers.todo[j][0], i, True), workers,
+                                    idle[0], j))
             if not waiting:
                 break
-            (_, rank, _, _), workers, pipe, j = min(waiting, key=lambda w: w[0])
+            turn, workers, pipe, j = min(waiting, key=lambda w: w[0])
+            rank = turn.rank
             if running() >= room:
                 break
             if j is None:
@@ -411,10 +699,16 @@ class Workers:
                 POOLS.remove(self)
 
 
+# ----------------------------------------------------------------------------------------------------------------
+# The Run: what a trainer's train() is handed. An iteration's games in SHARES shares (the numbers are the work's,
+# not the workers'), its checkpoint with what the next iteration needs (--resume goes on as if never stopped), the
+# live line, a clean end that says what was saved.
+
 SHARES = 2  # an iteration's games are played as two shares (the lab's two halves), each with its own random stream
 # and its own batches of positions (a row's network output differs in the last bits with the batch's size): so the
 # numbers are the same with any number of workers, and a training keeps two of them busy at most
 
+PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
 
 def one_blas_thread():
     """numpy's BLAS in one thread, set at run time (threadpoolctl finds whichever BLAS numpy loaded), however the
@@ -457,7 +751,23 @@ def restore(kept, saved):
     torch.set_rng_state(saved["torch_rng"])
 
 
-PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
+class LiveLine:
+    """Long work's progress on a terminal: one line that the next replaces, redrawn at most every `every` seconds;
+    nothing on a log file or a pipe, nor from a worker process (evaluate.py's small trainings)."""
+    def __init__(self):
+        self.on, self.drawn = sys.stdout.isatty() and multiprocessing.parent_process() is None, 0.0
+
+    def draw(self, text, every):
+        if self.on and text and time.time() - self.drawn >= every:
+            sys.stdout.write(f"\r{text[:shutil.get_terminal_size().columns - 1]}\033[K")  # \r: back to its start;
+            sys.stdout.flush()                                                          # \033[K: clears the rest
+            self.drawn = time.time()
+
+    def clear(self):  # it gives way to a line that stays
+        if self.drawn:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()
+            self.drawn = 0.0
 
 
 class Run:
@@ -607,171 +917,9 @@ class Run:
             error.__notes__ = [*getattr(error, "__notes__", []), f"({held})"]
 
 
-WORDS = {True: {"out": "--out", "resume": "--resume", "replace": "--replace", "iterations": "--iterations"},
-         False: {"out": "out", "resume": "resume=True", "replace": "replace=True", "iterations": "cfg's iterations"}}
-# the words of a note or a refusal: the command line's flags (Run's flags=True), or Run's own arguments from Python
-
-
-def claim(path, fresh, read, say=WORDS[True]):
-    """Before a training writes `path` and its CSV beside it, refuse in one line: a path that a live run writes (see
-    lock), that cannot be written, that is no file (a folder, a FIFO, a device: never opened, never replaced), that
-    holds anything but this project's own kind (a checkpoint read accepts, a CSV with a training's header) or, for a
-    fresh training, a training at all: a finished run is never replaced unless asked (--replace). Then path is this
-    process's until release(path)."""
-    csv = os.path.splitext(path)[0] + ".csv"
-    if csv == path:
-        raise ValueError(f"cannot write the checkpoint {path!r}: its CSV, written beside it, would be the same file: "
-                         f"choose a name that does not end in .csv")
-    if not path or os.path.isdir(path):
-        raise ValueError(f"cannot write the checkpoint {path!r}: {'a folder' if path else 'an empty path'}")
-    lock(path, say["out"])
-    try:
-        lock(csv, say["out"])  # (x.pt and x.pth share x.csv)
-        for p in (path, csv):
-            if not_a_file(p):
-                raise ValueError(f"{p} is {not_a_file(p)}, not a file: choose another {say['out']}")
-        if holds(path, read) not in ("nothing", "a checkpoint of these scripts"):
-            raise ValueError(f"{path} holds {holds(path, read)}, not a checkpoint of these scripts: choose another "
-                             f"{say['out']}")
-        if holds(csv) not in ("nothing", "a training's CSV"):
-            raise ValueError(f"{csv}, where a training writes its progress beside {path}, holds {holds(csv)}: choose "
-                             f"another {say['out']}")
-        if fresh and holds(path, read) != "nothing":
-            raise ValueError(f"{path} holds a training already: add {say['resume']} to go on with it, choose another "
-                             f"{say['out']}, or add {say['replace']} to start afresh over it")
-        if fresh and holds(csv) != "nothing":
-            raise ValueError(f"{csv} holds the progress of a training whose checkpoint {path} is gone: choose another "
-                             f"{say['out']}, or add {say['replace']} to start afresh over it")
-    except BaseException:
-        release(path)
-        raise
-
-
-LOCKS = {}  # path: this process's open PATH.lock, held (see lock); a worker closes its copies as it starts
-
-
-def lock(path, flag):
-    """Make path this process's, in one step that two runs cannot both win: an flock on PATH.lock, which the system
-    lets go when the process ends, however it ends (so a lock left by a dead process, or naming a process id now
-    reused, is taken over); the file holds this process's id, for the refusal. A live run's lock: ValueError in one
-    line, naming the lock, its process and what to do (flag: the option that chose the path)."""
-    if path.endswith(".lock"):  # another run's lock of the path before it: a training onto that one would remove it
-        raise ValueError(f"{path} ends in .lock, as the lock beside {path[:-5]} does: choose another {flag}")
-    name = f"{path}.lock"
-    while True:
-        if not_a_file(name):
-            raise ValueError(f"{name}, the lock beside {path}, is {not_a_file(name)}: remove it, or choose another "
-                             f"{flag}")
-        try:
-            fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
-        except OSError as e:
-            raise ValueError(f"cannot write {'the checkpoint ' * (flag == '--out')}{path}: {e.strerror}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            for _ in range(100):  # (its holder writes its id just after taking it: a moment at most)
-                other = os.pread(fd, 32, 0).decode(errors="replace").strip()
-                if other:
-                    break
-                time.sleep(0.01)
-            os.close(fd)
-            other = other or "unknown"
-            raise ValueError(f"{path} is being written by another run, process {other} (it holds the lock {name}): "
-                             f"wait for it to end, or choose another {flag}") from None
-        with contextlib.suppress(OSError):
-            if os.stat(name).st_ino == os.fstat(fd).st_ino:  # (not a lock file removed as its run ended)
-                break
-        os.close(fd)
-    os.ftruncate(fd, 0)
-    os.write(fd, str(os.getpid()).encode())
-    LOCKS[path] = fd
-
-
-def not_a_file(path):
-    """What stands at path, in words, if it is there and is no regular file ("a FIFO", "a character device"); else
-    None. Such a path is never opened (a FIFO would block) nor written by a rename (a device would be replaced)."""
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    kinds = ((stat.S_ISREG, None), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
-    return next((words for test, words in kinds if test(mode)), "not a regular file")
-
-
-RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header
-
-
-def holds(path, read=None):
-    """What the file at path holds, in a few words (for a refusal to write over it): nothing (no file, or an empty
-    one), a checkpoint of these scripts (read, a trainer's load, finds its game, size and weights), a training's
-    CSV, JSON a script of these wrote ("JSON evaluate.py wrote", from WRITTEN_BY), other JSON, text or data; what
-    stands there if it is no file ("a FIFO", see not_a_file), never opened."""
-    if not_a_file(path):
-        return not_a_file(path)
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
-    except FileNotFoundError:
-        return "nothing"
-    except OSError as e:
-        return f"a file that cannot be read ({e.strerror})"
-    if not head:
-        return "nothing"
-    if read and head[:2] == b"PK":  # torch saves a zip file
-        try:
-            read(path)
-        except NotACheckpoint:
-            return "a torch or zip file"
-        except ValueError:
-            pass  # a network of a game this process does not know: a checkpoint of these scripts all the same
-        return "a checkpoint of these scripts"
-    if head.startswith(RUN_CSV.encode()):
-        return "a training's CSV"
-    whose = re.search(f'"{WRITTEN_BY}": "([^"]*)"'.encode(), head[:200]) if head.lstrip()[:1] == b"{" else None
-    if whose:
-        return f"JSON {whose[1].decode(errors='replace')} wrote"
-    try:
-        head.decode()
-        return "JSON" if head.lstrip()[:1] in (b"{", b"[") else "text"
-    except UnicodeDecodeError:
-        return "data"
-
-
-WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
-
-
-def release(path):  # the end of claim(path) or lock(path): its locks (its CSV's too) let go and removed, if they can be
-    for name in (path, None if path is None else os.path.splitext(path)[0] + ".csv"):
-        fd = LOCKS.pop(name, None)
-        if fd is not None:
-            with contextlib.suppress(OSError):  # gone already, or its folder made read-only: a lock no process holds
-                os.remove(f"{name}.lock")       # is no lock (see lock)
-            os.close(fd)
-
-
-def write_atomic(path, data):
-    """Write data (bytes or text) to path whole or not at all: a temporary file of this process's beside it, then a
-    rename; no stop signal interrupts it. An error of the system's (no space, no permission, a read-only file
-    system, a folder gone) is a Fault in words, the temporary file removed and what path held intact."""
-    tmp = f"{path}.{os.getpid()}.tmp"
-    with shielded():
-        try:
-            with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
-                f.write(data)
-            os.replace(tmp, path)
-        except OSError as e:
-            with contextlib.suppress(OSError):
-                os.remove(tmp)
-            raise Fault(f"cannot write {path}: {e.strerror or e}") from None
-
-
-def add_row(path, header, row, anew=False):
-    """Add a line to a CSV atomically (see write_atomic); a missing file, or anew (a training's first iteration,
-    --replace's too), starts with the header."""
-    old = open(path).read() if os.path.exists(path) and not anew else header
-    write_atomic(path, old + row)
-
+# ----------------------------------------------------------------------------------------------------------------
+# Settings and the command line: each setting's range checked, the flags made from the settings, a game of one's own
+# (--game module:Class).
 
 def check_settings(game, settings, cfg):
     """Before a training, in one line (ValueError): cfg holds every setting of `settings` ({name: Setting}) and no
@@ -789,6 +937,54 @@ def check_settings(game, settings, cfg):
         number = isinstance(value, (int, float, np.number)) and s.low <= value <= s.high  # (nan is not)
         if not s.choices and not number and not (value is None and s.default is None):
             raise ValueError(f"the setting {key} is {value!r}, not a number from {s.low} to {s.high}")
+
+
+def whole(lo, hi):
+    """An argparse type: a whole number from lo to hi."""
+    def parse(text):
+        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
+            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
+        return int(text)
+    return parse
+
+
+def number_in(lo, hi):
+    """An argparse type: a finite number from lo to hi."""
+    def parse(text):
+        try:
+            x = float(text)
+        except ValueError:
+            x = math.nan  # fails the check below
+        if not lo <= x <= hi:
+            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
+        return x
+    return parse
+
+
+def import_game(text, games):
+    """--game module:Class, a game of your own: the class, its module found in the current folder or on Python's
+    path. A module that fails to import is one line with its own error: the file and line of a syntax error, the
+    missing package's name, or the exception and where it was raised."""
+    module, _, name = text.partition(":")
+    if not module or not name.isidentifier():
+        raise ValueError(f"no game {text!r}: {', '.join(games)}, or your own as module:Class")
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # (the script's own folder is on it already; the folder it is run from is not)
+    try:
+        found = importlib.import_module(module)
+    except SyntaxError as e:
+        raise ValueError(f"{module}: {e.msg} ({e.filename}, line {e.lineno})") from None
+    except ModuleNotFoundError as e:
+        if e.name and (module + ".").startswith(e.name + "."):
+            raise ValueError(f"no module {module!r} in this folder ({os.getcwd()}) or on Python's path") from None
+        raise ValueError(f"{module} imports {e.name}, which is not installed") from None
+    except Exception as e:
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        raise ValueError(f"{module} failed to import: {type(e).__name__}: {e} ({where.filename}, line "
+                         f"{where.lineno})") from None
+    if not hasattr(found, name):
+        raise ValueError(f"{module} ({found.__file__}) has no {name}")
+    return getattr(found, name)
 
 
 def command_line(doc, settings, game_settings, games, default, for_play, idle=None):
@@ -844,173 +1040,3 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
         except ValueError as e:
             parser.error(f"argument --game: {e}")
     return args
-
-
-def import_game(text, games):
-    """--game module:Class, a game of your own: the class, its module found in the current folder or on Python's
-    path. A module that fails to import is one line with its own error: the file and line of a syntax error, the
-    missing package's name, or the exception and where it was raised."""
-    module, _, name = text.partition(":")
-    if not module or not name.isidentifier():
-        raise ValueError(f"no game {text!r}: {', '.join(games)}, or your own as module:Class")
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())  # (the script's own folder is on it already; the folder it is run from is not)
-    try:
-        found = importlib.import_module(module)
-    except SyntaxError as e:
-        raise ValueError(f"{module}: {e.msg} ({e.filename}, line {e.lineno})") from None
-    except ModuleNotFoundError as e:
-        if e.name and (module + ".").startswith(e.name + "."):
-            raise ValueError(f"no module {module!r} in this folder ({os.getcwd()}) or on Python's path") from None
-        raise ValueError(f"{module} imports {e.name}, which is not installed") from None
-    except Exception as e:
-        where = traceback.extract_tb(e.__traceback__)[-1]
-        raise ValueError(f"{module} failed to import: {type(e).__name__}: {e} ({where.filename}, line "
-                         f"{where.lineno})") from None
-    if not hasattr(found, name):
-        raise ValueError(f"{module} ({found.__file__}) has no {name}")
-    return getattr(found, name)
-
-
-class LiveLine:
-    """Long work's progress on a terminal: one line that the next replaces, redrawn at most every `every` seconds;
-    nothing on a log file or a pipe, nor from a worker process (evaluate.py's small trainings)."""
-    def __init__(self):
-        self.on, self.drawn = sys.stdout.isatty() and multiprocessing.parent_process() is None, 0.0
-
-    def draw(self, text, every):
-        if self.on and text and time.time() - self.drawn >= every:
-            sys.stdout.write(f"\r{text[:shutil.get_terminal_size().columns - 1]}\033[K")  # \r: back to its start;
-            sys.stdout.flush()                                                          # \033[K: clears the rest
-            self.drawn = time.time()
-
-    def clear(self):  # it gives way to a line that stays
-        if self.drawn:
-            sys.stdout.write("\r\033[K")
-            sys.stdout.flush()
-            self.drawn = 0.0
-
-
-class NotACheckpoint(ValueError):
-    """A path that holds no checkpoint of these scripts (see read_checkpoint)."""
-
-
-def read_checkpoint(path, read, game=None, known=()):
-    """read(path), a checkpoint of these scripts (a dict with the game, the size and the weights), or NotACheckpoint
-    in words for a file that is missing, a folder, empty, that read cannot read, or that holds something else; then
-    a ValueError for a checkpoint of a game other than `game` (if given), or of one not in `known` (a trainer's
-    GAMES)."""
-    if not_a_file(path) and not os.path.isdir(path):
-        raise NotACheckpoint(f"{path} is {not_a_file(path)}, not a checkpoint")
-    try:
-        with warnings.catch_warnings():  # (torch warns of a file before it refuses it: the refusal is the one line)
-            warnings.simplefilter("ignore")
-            ckpt = read(path)
-    except Exception as e:
-        raise NotACheckpoint(f"no checkpoint at {path!r}" if isinstance(e, FileNotFoundError) else f"{path} is " + (
-            "a folder, not a checkpoint" if os.path.isdir(path) else "empty, not a checkpoint" if
-            os.path.getsize(path) == 0 else "not a checkpoint: torch cannot read it")) from None
-    if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
-        raise NotACheckpoint(f"{path} is a torch file but not a checkpoint of these scripts: no game, size and weights")
-    if game and ckpt["game"] != game:
-        raise ValueError(f"{path} holds a {ckpt['game']} network, not {game}")
-    if ckpt["game"] not in known:
-        raise ValueError(f"{path} holds a {ckpt['game']} network, a game that only a trainer's --game {ckpt['game']} "
-                         f"knows" if ":" in ckpt["game"] else f"{path} holds a network of {ckpt['game']!r}, a game "
-                         f"registered from Python: only a process that registers its class again (a trainer's "
-                         f"GAMES[{ckpt['game']!r}] = the class) can load it")
-    return ckpt
-
-
-def whole(lo, hi):
-    """An argparse type: a whole number from lo to hi."""
-    def parse(text):
-        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
-            raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
-        return int(text)
-    return parse
-
-
-def number_in(lo, hi):
-    """An argparse type: a finite number from lo to hi."""
-    def parse(text):
-        try:
-            x = float(text)
-        except ValueError:
-            x = math.nan  # fails the check below
-        if not lo <= x <= hi:
-            raise argparse.ArgumentTypeError(f"must be a number from {lo} to {hi}, not {text!r}")
-        return x
-    return parse
-
-
-class Unbroken:
-    """sys.stdout for a run whose product is a file (evaluate.py, further.py): once the reader of its pipe is gone
-    (`| head`), what it prints goes nowhere and the run goes on. Its first line is never blank (`| head -1`)."""
-    def __init__(self, out):
-        self.out, self.begun = out, False
-
-    def __getattr__(self, name):
-        return getattr(self.out, name)
-
-    def write(self, text):
-        if not self.begun:  # the blank lines that set a table or a progress line apart, before the first words
-            text = text.lstrip("\n")
-            self.begun = bool(text)
-        try:
-            self.out.write(text)
-            self.out.flush()  # now, so that a reader gone shows here
-        except BrokenPipeError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self.out.fileno())  # what it holds then empties there
-        return len(text)
-
-    def flush(self):
-        self.write("")
-
-
-def run_main(work):
-    """Run a script's work; what ends it is one line and the status: an error in words (1), a signal (128 + it: the
-    note of what was saved), the reader of a pipe gone (141), end of input in the terminal game. A ValueError that
-    a game of one's own raised (its innermost frame in another folder) keeps its traceback, as any exception does.
-    What work returns, if anything, is its last words, printed once the work is over and stop signals ignored."""
-    last = None
-    if sys.version_info < (3, 11):  # a traceback shows the notes a Run adds (what the checkpoint holds) from 3.11 on
-        sys.excepthook = lambda kind, error, trace, shown=sys.excepthook: (shown(kind, error, trace), [
-            print(note, file=sys.stderr) for note in getattr(error, "__notes__", ())])
-    try:
-        last = work()
-    except ValueError as e:
-        if not raised_here(e):
-            raise
-        sys.exit(f"{os.path.basename(sys.argv[0])}: error: {e}")
-    except (Stopped, BrokenPipeError) as e:  # (a pipe's reader gone: quiet, but for what a training saved)
-        note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
-                                            else "interrupted")
-        os.write(2, f"{chr(10) * sys.stderr.isatty()}{note}\n".encode() if note else b"")  # (a new line after ^C)
-        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything;
-    except EOFError:                                           # (0: the reader went once the work was done)
-        print("\nbye")
-    finally:
-        ignore_stops()
-    if last:
-        try:
-            print(last, flush=True)
-        except BrokenPipeError:  # the work is done: its last words go nowhere, and the status stays 0
-            os._exit(0)
-
-
-def ignore_stops():
-    """The work is over: a stop signal while Python exits (a second or so) changes nothing, neither the status nor
-    the output (Python would put back the default handlers as it exits)."""
-    STOPPING.append(0)  # (one already come is handled by stop, which now does nothing)
-    for sig in STOPS:
-        signal.signal(sig, signal.SIG_IGN)
-
-
-def raised_here(error):
-    """Was the error raised in this project's files (in words, for the user), not in a game of one's own? In a
-    worker, its traceback there says (RemoteTraceback)."""
-    cause = error.__cause__
-    files = re.findall(r'File "([^"]+)"', str(cause)) if isinstance(cause, RemoteTraceback) else \
-        [frame.filename for frame in traceback.extract_tb(error.__traceback__)]
-    return not files or os.path.dirname(os.path.abspath(files[-1])) == os.path.dirname(os.path.abspath(__file__))
