@@ -265,6 +265,7 @@ Faults, the second layer: paths that are no files, a pipe closed at the end, tru
     test_a_device_at_an_output_path_is_refused_and_stays_a_device
     test_a_fifo_at_any_path_is_refused_without_opening_it
     test_a_pipe_closed_at_the_end_leaves_a_whole_checkpoint_status_0_and_no_word
+    test_last_words_into_a_pipe_already_closed_end_with_status_0
     test_a_pipe_closed_mid_run_says_what_the_checkpoint_holds
     test_a_folder_removed_mid_run_is_not_said_to_hold_a_checkpoint
     test_two_claims_at_the_same_instant_never_both_win
@@ -4964,6 +4965,18 @@ def test_a_pipe_closed_at_the_end_leaves_a_whole_checkpoint_status_0_and_no_word
     err = p.communicate(timeout=600)[1].decode()
     assert p.returncode == 0 and err == "", err
     assert torch.load(out, weights_only=True)["iterations_done"] == 1 and not (tmp_path / "bp.pt.lock").exists()
+
+
+def test_last_words_into_a_pipe_already_closed_end_with_status_0(tmp_path):
+    # The work is done and returns its last words (a trainer's "checkpoint: ..."), but the reader has gone: the words
+    # go nowhere, with no traceback and status 0, since nothing of the work was lost.
+    script = tmp_path / "last.py"
+    script.write_text(f"import sys\nsys.path.insert(0, {HERE!r})\nimport plumbing\n"
+                      "plumbing.run_main(lambda: 'checkpoint: nowhere.pt')\n")
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE)
+    p.stdout.close()
+    err = p.communicate(timeout=600)[1].decode()
+    assert p.returncode == 0 and err == "", err
 
 
 def test_a_pipe_closed_mid_run_says_what_the_checkpoint_holds(tmp_path):
