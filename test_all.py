@@ -321,6 +321,7 @@ import further
 from games import go_point as P
 
 pytestmark = pytest.mark.timeout(600)  # (pytest-timeout) a test that hangs fails, with its name, after 10 minutes
+alphazero.start_process()  # this process computes as the scripts' do: one thread for numpy and torch (see Speed)
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))  # the repository: every script, README and data path is read here
@@ -2710,7 +2711,7 @@ def test_the_adam_steps_hand_out_what_waits_for_a_worker(tmp_path):
         assert multiprocessing_wait(busy, 60)  # its result is in the pipe
         run.step_done()
         run.step_done()
-        assert batch.results[0] == 4 and not run.workers.todo and len(run.workers.busy) == 1
+        assert batch.results[0] == 4 and not run.workers.todo  # handed out (and maybe done already)
         assert run.workers.collect(batch) == [4, 2]
 
 
