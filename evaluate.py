@@ -463,8 +463,8 @@ class Measures:
     earlier part's first. results() waits for them all and adds each job's pieces up: {key: the job's total}. The
     CPU seconds of the pieces done before it waited are `beside`: work that overlapped other work."""
 
-    def __init__(self, workers, part=None):
-        self.workers, self.rank, self.jobs, self.batches, self.since, self.beside = workers, rank(part), {}, [], None, 0
+    def __init__(self, part=None):
+        self.rank, self.jobs, self.batches, self.since, self.beside = rank(part), {}, [], None, 0
 
     def add(self, jobs):
         pieces = [(key, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, PIECES)]
@@ -495,9 +495,9 @@ class Measures:
             self.told = now
 
 
-def run_jobs(jobs, workers):
+def run_jobs(jobs):
     """jobs: {key: a job}, measured now (Measures): {key: the job's total}."""
-    return Measures(workers).add(jobs).results()
+    return Measures().add(jobs).results()
 
 
 def run_piece(piece):
@@ -577,7 +577,7 @@ def part_1(args):
     progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     t0 = time.time()
-    measures = Measures(args.workers)  # each network's measures begin as it is kept, beside the training
+    measures = Measures()  # each network's measures begin as it is kept, beside the training
     nets, spent, _ = snapshots_of("tictactoe", cfg, args.seed, args.workers, keep, on_kept=lambda it, net: measures.add(
         tictactoe_jobs(net, cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:")))
     t1 = time.time()
@@ -656,7 +656,7 @@ def part_2(args):
     q = args.quick
     cfg, sizes = part_2_settings(q)[0], part_2_sizes(q)
     more = (0, 10) if q else (0, 50, 200, 800)
-    measures = Measures(args.workers)  # each network's matches begin as the training keeps it, beside the training
+    measures = Measures()  # each network's matches begin as the training keeps it, beside the training
     on_part_2_kept(q, args.seed, args.workers, lambda it, net: measures.add(
         connect4_jobs(net, cfg["simulations"], sizes, args.seed, tag=f"{it}:")))
     cfg, nets, spent, clock, train_seconds = part_2_training(q, args.seed, args.workers)
@@ -738,7 +738,7 @@ def part_3a(args):
     jobs = {}
     for (a, seed), net in zip(runs, nets):
         jobs.update(tictactoe_jobs(net, 2, n_games, n_positions, args.seed, tag=f"{a}:{seed}:", algorithm=a))
-    r = run_jobs(jobs, args.workers)
+    r = run_jobs(jobs)
     ours, rows, checks = {}, [], []
     for i, (a, seed) in enumerate(runs):
         label = f"{NAMES[a]} seed {seed}"
@@ -765,7 +765,7 @@ def part_3b_matches(args):
     has), so that asked for before the first part (see main) they run beside Part 2's final measures."""
     key = "3b", args.quick, args.seed, args.workers
     if key not in AHEAD:
-        AHEAD[key] = matches = Measures(args.workers, "3b")
+        AHEAD[key] = matches = Measures("3b")
         budgets, n_games = part_3b_sizes(args.quick)
         last = part_2_settings(args.quick)[0]["iterations"]
         on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: matches.add(
@@ -1062,8 +1062,8 @@ def summary(results, seconds, titles):
     rows = [[part, titles[part], f"{seconds[part]:.0f} s", *shares(r, part),
              f"{sum(c.within for c in r['checks'])} of {len(r['checks'])}"] for part, r in results.items()]
     table("Summary: how many of our numbers fall within the noise of the documents', and where the time went:\n"
-          "  each part's time, from its start to its table, split; and its workers' CPU seconds done beside, before it "
-          "waited for them", ["part", "", "time", "self-play", "training", "measuring", "beside", "within"], rows)
+          "  each part's time, from its start to its table, split; and the seconds of its work done beside, before it "
+          "waited for it", ["part", "", "time", "self-play", "training", "measuring", "beside", "within"], rows)
     missed = [c for r in results.values() for c in r["checks"] if not c.within]
     print("  outside the noise:" if missed else "  every number within the noise")
     for c in missed:
@@ -1139,12 +1139,12 @@ def measure_checkpoint(args):
     progress(f"measuring {args.checkpoint} as Part {2 if game == 'connect4' else 1} measures its networks")
     if game == "connect4":
         jobs = connect4_jobs(net, n_simulations, part_2_sizes(args.quick), args.seed, "", algorithm, **options)
-        ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs, args.workers).items()}
+        ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs).items()}
         rows = [[key.replace("_v_", " v "), f"{jobs[key].size} games", ours[key]] for key in jobs]
     else:
         jobs = tictactoe_jobs(net, n_simulations, *((10, 500) if args.quick else (100, 4520)), args.seed, "",
                               algorithm, **options)
-        ours = dataclasses.asdict(tictactoe_row(run_jobs(jobs, args.workers)))
+        ours = dataclasses.asdict(tictactoe_row(run_jobs(jobs)))
         sizes = {key: f"{jobs[key.replace('losses', 'games')].size} {'games' if 'losses' in key else 'positions'}"
                  for key in ours}
         rows = [[key.replace("_", " "), sizes[key], ours[key]] for key in ours]

@@ -269,7 +269,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
     jobs.update(benchmark_jobs(agent, positions, "benchmark: ", (0, 10, 20) if args.quick else BENCHMARK_SIMULATIONS))
     evaluate.progress(f"measuring {name}: {n.v_tactical} games against the tactical player, {n.v_uct} against "
                       f"UCT-{n.uct}, {2 * n.v_solver} against the solver player, the truth along {n.truth}")
-    r = run_jobs(jobs, args.workers)
+    r = run_jobs(jobs)
     benchmark = {k.removeprefix("benchmark: "): r.pop(k) for k in list(r) if k.startswith("benchmark: ")}
     games_v_solver = r.pop("v_solver")
     first, second = games_v_solver[0::2], games_v_solver[1::2]  # the agent moved first in the even games
@@ -472,7 +472,7 @@ def truth_games(quick):
 def truth_measures(args):
     """The truth along games for each of Part 2's networks, begun as Part 2's training keeps it: they run beside
     that training and Part 2's matches."""
-    measures, sims = evaluate.Measures(args.workers), evaluate.part_2_settings(args.quick)[0]["simulations"]
+    measures, sims = evaluate.Measures(), evaluate.part_2_settings(args.quick)[0]["simulations"]
     budget = 20_000 if args.quick else TRUTH_BUDGET
     evaluate.on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: measures.add(
         {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, truth_games(args.quick), args.seed,
@@ -552,7 +552,7 @@ def further_conv(args, part2, truth):
     cfg = lab_settings("connect4", net="conv", iterations=keep[-1], games=10 if args.quick else None,
                        steps=10 if args.quick else None, simulations=part2["simulations"])
     evaluate.progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
-    measures = evaluate.Measures(args.workers)  # each network's measures begin as it is kept, beside the training
+    measures = evaluate.Measures()  # each network's measures begin as it is kept, beside the training
     nets, _, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
                                            on_kept=lambda it, net: measures.add(
                                                strength_jobs(net, cfg["simulations"], args, f"{it}:", labels=("search",))))
@@ -615,7 +615,7 @@ def further_gumbel(args, part2, trainings):
     jobs = {}
     for (a, sims), net in zip(runs, nets):
         jobs.update(strength_jobs(net, sims, args, f"{a}:{sims}:", algorithm=a))
-    r = run_jobs(jobs, args.workers)
+    r = run_jobs(jobs)
     ours = {f"{evaluate.NAMES[a]} {sims}": strengths(r, f"{a}:{sims}:") for a, sims in runs}
     columns = ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_v_uct", "search_truth")
     uct = part2["uct_sims"]
@@ -714,7 +714,7 @@ def further_tictactoe(args, trainings):
         for label, sims in (("policy", 0), ("search", cfgs[run[0]]["simulations"])):
             jobs[run + (label,)] = Match("tictactoe", Agent(nets[run][keep[-1]], sims), perfect_player, n_games,
                                          args.seed, opening=0)
-    r = run_jobs(jobs, args.workers)
+    r = run_jobs(jobs)
     final = {run: dict(policy_measures(nets[run][keep[-1]]),
                        **{f"{label}_losses": losses_by_opening(r[run + (label,)], args.seed) for label in ("policy", "search")})
              for run in runs}
@@ -835,7 +835,7 @@ def part_recipe(args):
                 f"{it}:search {deep} v UCT-{uct}": Match("connect4", agent(deep), UCTPlayer(uct), n_uct, args.seed)}
         return dict(jobs, **benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep)))
     t0 = time.time()
-    measures = evaluate.Measures(args.workers)  # the curve's measures begin as each network is kept, beside the training
+    measures = evaluate.Measures()  # the curve's measures begin as each network is kept, beside the training
     nets, spent, clock = evaluate.snapshots_of("connect4", cfg, args.seed, args.workers, keep, alphazero_plus,
                                                save_last=recipe_path(args), on_kept=lambda it, net: measures.add(
                                                    curve_jobs(it, net)) if it != last else None)

@@ -91,6 +91,10 @@ def flat_monte_carlo(state, rollout, n_per_move, seed=0):
     return scores
 
 
+# Plumbing: the printing helpers and the command line ------------------------------------------------------------------
+import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
+
+
 def track_lead(move, every=100):
     """An on_step callback that records from which simulation `move` is the most visited for good, and its share
     of the visits every `every` simulations."""
@@ -121,10 +125,6 @@ def print_visits(state, root, top=6):
 
 def sparkline(values):
     return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
-
-
-# Plumbing: the command line ---------------------------------------------------------------------------------------
-import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 
 if __name__ == "__main__":

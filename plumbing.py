@@ -42,6 +42,9 @@ np.finfo(np.float32), np.finfo(np.float64)  # worked out once, on first use: now
 # interrupted (shielded); a Fault is an error in words; run_main turns what ends a script into its one last line.
 
 STOPS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}  # Ctrl-C, `kill`, a closing terminal: each ends in one line
+STOPPING = []  # the signal of the stop begun, if one has
+SHIELDS, HELD = [], []  # the shielded() blocks open now; a stop signal that came in one, handled at its end
+
 
 class Stopped(KeyboardInterrupt):
     """What a signal raises (see stop): status is the exit status, 128 + the signal; note, what was saved."""
@@ -49,10 +52,6 @@ class Stopped(KeyboardInterrupt):
         super().__init__()
         self.status, self.note = 128 + signum, None
 
-
-STOPPING = []  # the signal of the stop begun, if one has
-
-SHIELDS, HELD = [], []  # the shielded() blocks open now; a stop signal that came in one, handled at its end
 
 def stop(signum, frame):
     """The scripts' handler of STOPS: the first raises Stopped (inside a shielded() block, at the block's end); the
@@ -190,6 +189,7 @@ WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.p
 
 LOCKS = {}  # path: this process's open PATH.lock, held (see lock); a worker closes its copies as it starts
 
+
 class NotACheckpoint(ValueError):
     """A path that holds no checkpoint of these scripts (see read_checkpoint)."""
 
@@ -257,7 +257,8 @@ def lock(path, flag):
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
-            raise ValueError(f"cannot write {'the checkpoint ' * (flag == '--out')}{path}: {e.strerror}") from None
+            raise ValueError(f"cannot write {'the checkpoint ' * (flag in ('--out', 'out'))}{path}: {e.strerror}") \
+                from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -376,12 +377,13 @@ def read_checkpoint(path, read, game=None, known=()):
 # ----------------------------------------------------------------------------------------------------------------
 # Workers and their scheduler. A job waits in its pool's queue with a rank: a lower one goes first (a training's
 # self-play is -1, before any part's; evaluate.py ranks each part by its place in the run). The pools of a process
-# share one count of running workers, no more than the cores (n - 1 while the main process computes). When the
-# best waiting job (the batch the main process waits for first, then by rank) has an idle worker but no core, the
-# main process asks one running job of a later rank to pause: one ask at a time, and never a job ranked before it.
-# The job pauses at its next pause_point and goes on once a core is free, before any queued job of its rank (the
-# batch waited for first). Every wait is bounded: a worker that dies is seen at once, and busy workers silent for
-# SILENT seconds end the run (Stalled). A worker whose main process is gone ends itself.
+# share one count of running workers: the pool that hands out lets it reach its n workers (the cores, by default),
+# n - 1 while the main process computes. When the best waiting job (a Turn: the batch the main process waits for
+# first, then by rank) has an idle worker but no core, the main process asks one running job of a later rank to
+# pause: one ask at a time, and never a job ranked before it. The job pauses at its next pause_point and goes on
+# once a core is free, before any queued job of its rank in its pool. Every wait is bounded: a worker that dies is
+# seen at once, and busy workers silent for SILENT seconds end the run (Stalled). A worker whose main process is
+# gone ends itself.
 
 WAIT = 0.5  # seconds: each wait on the workers' pipes, so a signal's handler runs at once; none is unbounded
 
@@ -407,6 +409,7 @@ START = multiprocessing.get_context("fork" if sys.platform.startswith("linux") e
 FORK_WITH_THREADS = r"This process \(pid=\d+\) is multi-threaded, use of fork\(\) may lead to deadlocks"
 
 QUEUED = itertools.count()  # the order jobs were added in: among equal ranks, the first added goes first
+
 
 class Known(int):
     """A job's value that the workers were given as they started (Workers' known), sent as its index: so a game class
@@ -710,6 +713,7 @@ SHARES = 2  # an iteration's games are played as two shares (the lab's two halve
 
 PROGRESS_AFTER, PROGRESS_EVERY = 3.0, 0.5  # seconds: a phase running past the first gets a live line, redrawn so often
 
+
 def one_blas_thread():
     """numpy's BLAS in one thread, set at run time (threadpoolctl finds whichever BLAS numpy loaded), however the
     process started; returns what puts back the threads it had. On the network's small batches (about 20 rows) a
@@ -921,6 +925,7 @@ class Run:
 # Settings and the command line: each setting's range checked, the flags made from the settings, a game of one's own
 # (--game module:Class).
 
+
 def check_settings(game, settings, cfg):
     """Before a training, in one line (ValueError): cfg holds every setting of `settings` ({name: Setting}) and no
     other name, each a number in its range (or None where that is its default) or one of its words."""
@@ -942,7 +947,7 @@ def check_settings(game, settings, cfg):
 def whole(lo, hi):
     """An argparse type: a whole number from lo to hi."""
     def parse(text):
-        if not text.strip().lstrip("-").isdigit() or not lo <= int(text) <= hi:
+        if not text.strip().lstrip("-").isdecimal() or not lo <= int(text) <= hi:
             raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
         return int(text)
     return parse
@@ -1008,7 +1013,7 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
                             help=f"{setting.meaning}{span} (default {'none' if value is None else value}{own})")
     parser.add_argument("--seed", type=whole(0, 2**32 - 1), help="random seed, 0 to 2^32 - 1 (default 0)")
     parser.add_argument("--workers", type=whole(1, 256), help=f"self-play processes, 1 to 256 (default "
-                        f"{os.cpu_count()})")
+                        f"{os.cpu_count()}); a training's two shares keep two busy at most")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
     parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
     parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV: without "

@@ -101,6 +101,10 @@ def rollout_network(rollout, hint=None, weight=0.5, seed=0):
     return network
 
 
+# Plumbing: the printing helpers and the command line ------------------------------------------------------------------
+import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
+
+
 def track_lead(move, every=100):
     """An on_step callback that records from which simulation `move` is the most visited for good, and its share
     of the visits every `every` simulations."""
@@ -127,10 +131,6 @@ def print_visits(state, root, top=6):
     for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
         value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
-
-
-# Plumbing: the command line ---------------------------------------------------------------------------------------
-import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 
 if __name__ == "__main__":

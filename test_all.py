@@ -141,8 +141,8 @@ plumbing.py: the machinery beneath the trainers, called from Python
   Workers: jobs in order and errors sent back; a death in words, never a hang; no more running than cores; the
   batch awaited first; a later rank pauses for an earlier one, never the reverse; the awaited batch's paused job goes
   on first; the clock leaves pauses out; the Adam steps hand out jobs; silence bounded; evaluate's work beside and
-  ahead; an orphan ends,
-  paused or not; a game made at run time; workers spawned or forked by a server (macOS, Python 3.14)
+  ahead; an orphan ends, paused or not; a game made at run time; workers spawned or forked by a server (macOS,
+  Python 3.14); the live line's counts
     test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back
     test_a_worker_that_dies_is_an_error_in_words_and_no_hang
     test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another
@@ -168,7 +168,7 @@ plumbing.py: the machinery beneath the trainers, called from Python
     test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags
     test_long_work_shows_its_progress_on_one_line_on_a_terminal_only
   --resume: the iterations done, exactly as never stopped, Adam's moments, a setting added since, a CSV gone; a loss
-  that is no number; a stop's last words; faults
+  that is no number; a game that never ends; a stop's last words; faults
     test_resume_goes_on_from_the_iterations_done
     test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped
     test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_finite_network
@@ -1544,7 +1544,7 @@ def test_a_few_iterations_of_training_beat_the_untrained_policy():
     nets = {}
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None),
                     on_iteration=lambda it, net: nets.update({it: alphazero.NumpyNet(net)}))
-    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)}, 1)[""]
+    before, after = (evaluate.run_jobs({"": evaluate.OptimalMoves(evaluate.Agent(nets[it], 0), 4520)})[""]
                      for it in (0, 3))
     assert after > before + 0.05
 
@@ -2632,8 +2632,8 @@ def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(rank,
 
 def test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_an_earlier_rank(tmp_path):
     # Two long jobs of rank 3 hold both cores; another pool's long job of rank 1 takes one of them (a rank-3 job
-    # pauses). The file appears and the running rank-3 job ends: a core is free, and both the paused rank-3 job and
-    # a second rank-1 job (queued, with an idle worker) wait for it. Waiting for the rank-3 batch, the main process
+    # pauses). The file appears, and a second rank-1 job is queued (with an idle worker): once the running rank-3
+    # job ends, the paused one and the rank-1 job both wait for the free core. Waiting for the rank-3 batch, the main process
     # lets its paused job go on first: it sees the file and ends, while the rank-1 job is still queued. Otherwise
     # that job would take the core and the wait would last until the rank-1 jobs give up, a minute on.
     beside, other, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
@@ -2655,7 +2655,7 @@ def test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_a
 
 def test_a_job_never_asks_one_ranked_before_it_to_pause(tmp_path):
     # Two jobs of rank 1 hold both cores; a job of rank 3 comes, with an idle worker but no core: it waits, queued,
-    # and no running job is asked to pause. (A job of rank 0 would ask: see the test above it.)
+    # and no running job is asked to pause; then a job of rank 0 comes, and asks.
     running, later = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
     try:
         running.add(steps_until, [dict(path=str(tmp_path / "never"))] * 2, rank=1)
@@ -2665,7 +2665,7 @@ def test_a_job_never_asks_one_ranked_before_it_to_pause(tmp_path):
         assert len(running.busy) == 2 and not running.asked and len(later.todo) == 1 and not later.busy
         later.add(quotient, [dict(a=8, b=2)], rank=0)
         later.hand_out(2)
-        assert len(running.asked) == 1  # the control: an earlier rank asks
+        assert len(running.asked) == 1  # the control: a job of an earlier rank (0) asks
     finally:
         running.close()
         later.close()
@@ -2784,11 +2784,11 @@ def test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone(mo
     # into 2 * 2 = 4 pieces that run while another pool's 7 jobs (k // 3) come and go; each job's total is the one
     # run_jobs gives with 1 worker, in this process (tic-tac-toe: 6 games a match at 3 simulations, 10 positions)
     jobs = evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0)
-    alone = evaluate.run_jobs(jobs, 1)
+    alone = evaluate.run_jobs(jobs)
     monkeypatch.setattr(evaluate, "POOL", plumbing.Workers(2, alphazero.start_process))
     training = plumbing.Workers(2, lambda: None)
     try:
-        measures = evaluate.Measures(2).add(jobs)
+        measures = evaluate.Measures().add(jobs)
         assert len(measures.batches[0][0]) == 4 * len(jobs)
         assert training.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
         assert measures.results() == alone
@@ -2964,8 +2964,8 @@ def weights(net):  # a network's weights, as bytes: equal only if equal bit for 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
 def test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers(module):
-    # 2 iterations of 9 games (shares of 5 and 4, whoever plays them), 6 Adam steps: the same weights with 1 worker
-    # (this process), 2 and 3, and again with 2; another seed trains others (the test can tell networks apart).
+    # 2 iterations of 9 games (shares of 5 and 4, whoever plays them), 6 Adam steps each: the same weights with 1
+    # worker (this process), 2 and 3, and again with 2; another seed trains others (the test can tell networks apart).
     cfg = module.settings("tictactoe", iterations=2, games=9, simulations=6, steps=6)
     trained = [weights(module.train("tictactoe", cfg, 3, module.Run(n, log=lambda line: None))) for n in (1, 2, 3, 2)]
     assert trained[1:] == trained[:1] * 3
@@ -2984,14 +2984,20 @@ class Pieces:
         return pieces
 
 
-def test_a_jobs_numbers_are_the_same_with_1_or_3_workers():
+def test_a_jobs_numbers_are_the_same_with_1_or_3_workers(monkeypatch):
     # A job of 10 is cut into the same 4 pieces whatever the workers (a piece's games share their batches, and a
     # row's network output differs in its last bits with the batch's size): 0-1, 2-4, 5-6, 7-9 (10 i // 4). A
     # searching agent keeps its network's outputs in a cache: with one worker (this process) each piece still
     # starts from the agent as it was (a copy, as a worker's), so 1 and 3 workers score each game alike.
     net = alphazero.NumpyNet(net_for(alphazero, "connect4", 64))
     jobs = {"m": evaluate.Match("connect4", evaluate.Agent(net, 6), evaluate.random_player, 12, 5), "p": Pieces(10)}
-    measured = [evaluate.run_jobs(jobs, n) for n in (1, 3)]
+    measured = []
+    for n in (1, 3):  # the pool of evaluate's parts: this process alone, then 3 worker processes
+        monkeypatch.setattr(evaluate, "POOL", plumbing.Workers(n, alphazero.start_process))
+        try:
+            measured.append(evaluate.run_jobs(jobs))
+        finally:
+            evaluate.POOL.close()
     assert measured[0]["p"] == measured[1]["p"] == [(0, 1), (2, 3, 4), (5, 6), (7, 8, 9)]
     assert measured[0]["m"] == measured[1]["m"] and len(measured[0]["m"]) == 12 and not jobs["m"].agent.cache
 
@@ -3657,7 +3663,7 @@ def test_a_match_of_draws_scores_one_half_a_game_and_the_rows_count_no_loss(monk
                                     ("tictactoe", 0, evaluate.perfect_player)):
         scores = evaluate.Match(game, evaluate.Agent(tiny(alphazero, game), 3), opponent, 6, 2, opening).run(range(6))
         assert scores == [0.5] * 6
-    r = evaluate.run_jobs(evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0), 1)
+    r = evaluate.run_jobs(evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0))
     row = evaluate.tictactoe_row(r)
     assert row.policy_losses == 0 and row.search_losses == 0  # a draw is no loss
     assert r["policy_games"] == [0.5] * 6 and r["search_games"] == [0.5] * 6
@@ -4104,7 +4110,7 @@ def test_further_reports_count_draws_as_draws(monkeypatch, capsys):
     assert "won 0 of 2 (drew 2)" in out and "lost 0 of 2" in out
     monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
     jobs = further.strength_jobs(tiny(alphazero, "connect4"), 3, quick_args(), "t:")
-    row = further.strengths(evaluate.run_jobs(jobs, 1), "t:")
+    row = further.strengths(evaluate.run_jobs(jobs), "t:")
     assert {k: v for k, v in row.items() if not k.endswith("truth")} == {
         "policy_v_tactical": 0.5, "search_v_tactical": 0.5, "search_v_uct": 0.5}
     # losses split by the perfect player's opening (tic-tac-toe): six drawn games are no loss at all
@@ -4850,7 +4856,11 @@ def test_outputs_replace_only_their_own_kind(tmp_path):
     (["evaluate.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
     (["evaluate.py", "--workers", "1000"], "argument --workers: must be a whole number from 1 to 256, not '1000'"),
     (["evaluate.py", "--checkpoint", "x.pt", "--part", "1"], "--part is for the parts; --checkpoint measures one "
-                                                               "network as Part 1 or Part 2 does")])
+                                                               "network as Part 1 or Part 2 does"),
+    (["alphazero.py", "--game", "tictactoe", "--out", "x.pt.lock"],  # (a training onto x.pt would remove it)
+     "x.pt.lock ends in .lock, as the lock beside x.pt does: choose another --out"),
+    (["evaluate.py", "--json", "r.json.lock"], "r.json.lock ends in .lock, as the lock beside r.json does: choose "
+                                                "another --json")])
 def test_flags_in_the_wrong_mode_or_out_of_bounds_get_one_line(argv, message):
     # each edge's other side: the flags --play takes, and the largest numbers allowed, are accepted (below)
     assert exit_message(*argv) == f"{argv[0]}: error: {message}"
