@@ -1080,10 +1080,10 @@ def noise_rules():
 
 
 PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (10, 1)),  # seconds: (full, --quick), the
-         "1": ("AlphaZero on tic-tac-toe", part_1, (29, 3)),                  # full ones from the summary of the
+         "1": ("AlphaZero on tic-tac-toe", part_1, (27, 3)),                  # full ones from the summary of the
          "2": ("AlphaZero on Connect Four", part_2, (136, 3)),                # README's run; they drive the estimate
          "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (1, 5)),  # of the time left (3a's trainings
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (5, 1))}        # run beside the earlier parts there:
+         "3b": ("Gumbel v PUCT with the same network", part_3b, (4, 1))}        # run beside the earlier parts there:
 #                                                                                 alone, 3a takes longer)
 NEEDS = {"3b": ("2", (111, 2))}  # a part that trains another's network when run without it: that part, and the
 #                                  seconds of its training, added to the estimate of the time left
