@@ -180,7 +180,8 @@ def run_main(work):
 # is one live run's at a time (lock: an flock that the system lets go whenever the process ends).
 
 WORDS = {True: {"out": "--out", "resume": "--resume", "replace": "--replace", "iterations": "--iterations"},
-         False: {"out": "out", "resume": "resume=True", "replace": "replace=True", "iterations": "cfg's iterations"}}
+         False: {"out": "out path", "resume": "resume=True", "replace": "replace=True",
+                 "iterations": "cfg's iterations"}}
 # the words of a note or a refusal: the command line's flags (Run's flags=True), or Run's own arguments from Python
 
 RUN_CSV = "iteration,positions,value_loss,policy_loss,self_play_s,training_s\n"  # a training's CSV, its header

@@ -163,7 +163,8 @@ plumbing.py: the machinery beneath the trainers, called from Python
   The Run: a random stream each (seed, iteration, share); the same numbers with any workers; the process put back
   (numpy's threads too); Python's words from Python; the live line
     test_each_share_and_each_iteration_plays_its_own_games
-    test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers, test_a_jobs_numbers_are_the_same_with_1_or_3_workers
+    test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers
+    test_a_jobs_numbers_are_the_same_with_1_or_3_workers
     test_train_from_python_puts_the_process_back_as_it_found_it
     test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags
     test_long_work_shows_its_progress_on_one_line_on_a_terminal_only
@@ -2633,9 +2634,9 @@ def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(rank,
 def test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_an_earlier_rank(tmp_path):
     # Two long jobs of rank 3 hold both cores; another pool's long job of rank 1 takes one of them (a rank-3 job
     # pauses). The file appears, and a second rank-1 job is queued (with an idle worker): once the running rank-3
-    # job ends, the paused one and the rank-1 job both wait for the free core. Waiting for the rank-3 batch, the main process
-    # lets its paused job go on first: it sees the file and ends, while the rank-1 job is still queued. Otherwise
-    # that job would take the core and the wait would last until the rank-1 jobs give up, a minute on.
+    # job ends, the paused one and the rank-1 job both wait for the free core. Waiting for the rank-3 batch, the
+    # main process lets its paused job go on first: it sees the file and ends, while the rank-1 job is still queued.
+    # Otherwise that job would take the core and the wait would last until the rank-1 jobs give up, a minute on.
     beside, other, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
     try:
         batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
@@ -3046,8 +3047,8 @@ def test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags(tmp_path
     assert e.value.note == f"interrupted at iteration 2; {path} holds iteration 1: add resume=True to go on"
     with pytest.raises(ValueError) as e:
         alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path))
-    assert str(e.value) == (f"{path} holds a training already: add resume=True to go on with it, choose another out, "
-                            "or add replace=True to start afresh over it")
+    assert str(e.value) == (f"{path} holds a training already: add resume=True to go on with it, choose another out "
+                            "path, or add replace=True to start afresh over it")
 
 
 class Terminal:
@@ -3300,7 +3301,8 @@ def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_def
                         "iteration 2 trains on its own games alone, from fresh streams, so the numbers differ from an "
                         "unbroken run's")
     assert torch.load(path, weights_only=True)["iterations_done"] == 2
-    with pytest.raises(ValueError, match=r"has 2 iterations done, all that cfg's iterations asks: ask for more to go on"):
+    with pytest.raises(ValueError, match=r"has 2 iterations done, all that cfg's iterations asks: ask for more to go "
+                                         r"on"):
         module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True))
 
 
@@ -4689,8 +4691,8 @@ def test_a_report_stopped_as_it_runs_again_leaves_the_last_complete_json_as_it_w
     read_lines(p, lambda lines: sum(line.startswith("[") for line in lines) == 2)  # the second part's first line
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=600)
-    assert p.returncode == 130 and err.strip() == f"interrupted; the parts that finished (blog) are in {path}.partial; " \
-        f"{path} is as it was, the last complete run's", err[-2000:]
+    assert p.returncode == 130 and err.strip() == f"interrupted; the parts that finished (blog) are in " \
+        f"{path}.partial; {path} is as it was, the last complete run's", err[-2000:]
     assert path.read_bytes() == before
     assert set(json.loads((tmp_path / "r.json.partial").read_text())) == {"written by", "blog"}
     out = run("evaluate.py", "--quick", "--part", "blog", "--json", str(path))
