@@ -8,12 +8,10 @@ which left fewer blind spots at each of 3 seeds at no cost elsewhere.
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal
     python alphazero_plus.py --game connect4 --play --checkpoint data/connect4_plus.pt   # the one shipped
 """
-import os
 import signal
 
-if __name__ == "__main__":  # a stop signal ends in one line from the first moment
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
-        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
+if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import copy
 import gc
 import io

@@ -13,9 +13,8 @@ Going further than the documents (the exact Connect Four solver, the five questi
 import os
 import signal
 
-if __name__ == "__main__":  # a stop signal ends in one line from the first moment
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
-        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
+if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import contextlib
 import dataclasses
@@ -1230,6 +1229,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
     try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # a stop held while the imports loaded: now
         POOL = plumbing.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)

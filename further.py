@@ -12,9 +12,8 @@ lab's five "Going further" questions answered by measurement, and the strong pla
 import os
 import signal
 
-if __name__ == "__main__":  # a stop signal ends in one line from the first moment
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
-        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
+if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import dataclasses
 import functools
 import math

@@ -3,12 +3,10 @@
     python mcts.py --game go       # Figure 2: the 7x7 corner, B1 is the vital point
     python mcts.py --game chess    # Figure 3: flat Monte Carlo takes the knight, the tree sees ...Re1#
 """
-import os
 import signal
 
-if __name__ == "__main__":  # a stop signal ends in one line from the first moment
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
-        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
+if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import math
 import random
@@ -129,6 +127,9 @@ def sparkline(values):
 
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
+    for sig in plumbing.STOPS:
+        signal.signal(sig, plumbing.end_in_one_line)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # (one that came as the imports loaded: now)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")

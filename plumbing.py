@@ -53,6 +53,11 @@ class Stopped(KeyboardInterrupt):
         self.status, self.note = 128 + signum, None
 
 
+def end_in_one_line(signum, frame):
+    """mcts.py's and puct.py's handler of STOPS: "interrupted" (on a new line after ^C), and 128 + the signal."""
+    os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + signum)
+
+
 def stop(signum, frame):
     """The scripts' handler of STOPS: the first raises Stopped (inside a shielded() block, at the block's end); the
     rest do nothing, so that the clean-up it begins (workers killed, lock removed, the note of what was saved) runs
@@ -154,6 +159,7 @@ def run_main(work):
         sys.excepthook = lambda kind, error, trace, shown=sys.excepthook: (shown(kind, error, trace), [
             print(note, file=sys.stderr) for note in getattr(error, "__notes__", ())])
     try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # a stop held while the imports loaded is handled now
         last = work()
     except ValueError as e:
         if not raised_here(e):

@@ -4,12 +4,10 @@ rollout. The "network" here is a stand-in: uniform priors, or priors leaning on 
     python puct.py              # uniform priors against priors leaning 0.5 on B1, 1,000 simulations each
     python puct.py --seeds 4    # the same for seeds 0..3
 """
-import os
 import signal
 
-if __name__ == "__main__":  # a stop signal ends in one line from the first moment
-    for _sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # while the imports load: one line, 128 + it
-        signal.signal(_sig, lambda sig, _: os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + sig))
+if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import math
 import random
@@ -135,6 +133,9 @@ def print_visits(state, root, top=6):
 
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
+    for sig in plumbing.STOPS:
+        signal.signal(sig, plumbing.end_in_one_line)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # (one that came as the imports loaded: now)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--simulations", type=plumbing.whole(2, 10**7), default=1000,
