@@ -1162,6 +1162,9 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     earlier parts leave a core idle: an earlier part's work first, and a job of a later part pauses when an earlier
     one (a training's self-play) waits for a core (plumbing.Workers)."""
     global POOL
+    for sig in plumbing.STOPS:  # until the work begins, a stop ends the script at once, in one line
+        signal.signal(sig, plumbing.end_in_one_line)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # (one held while the imports loaded: now)
     if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
         sys.stdout = plumbing.Unbroken(sys.stdout)
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1229,7 +1232,6 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
     try:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # a stop held while the imports loaded: now
         POOL = plumbing.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)
