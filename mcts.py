@@ -150,8 +150,7 @@ if __name__ == "__main__":
     start = time.process_time()
     root = uct_search(state, rollout, args.simulations, c=c, seed=args.seed, on_step=on_step)
     seconds = time.process_time() - start
-    runs = f"{args.simulations} simulation" + "s" * (args.simulations != 1)
-    print(f"\nUCT, {runs}, c = {c}, seed {args.seed}: {seconds:.1f} CPU-seconds")
+    print(f"\nUCT, {args.simulations} simulation{'s' * (args.simulations > 1)}, c = {c}, seed {args.seed}: {seconds:.1f} CPU-s")
     print_visits(state, root)
     print(f"best move: {state.move_name(best_move(root))}")
     if args.game == "go":
@@ -164,7 +163,7 @@ if __name__ == "__main__":
             print(f"\nB1's share of the visits: {b1_visits / args.simulations:.0%}")
         lead = record["lead_from"]
         print(f"B1 is the most visited move for good from simulation {lead}" if lead is not None else
-              f"B1 is not the most visited move at the end ({runs})")
+              f"B1 is not the most visited move at the end ({args.simulations} simulation{'s' * (args.simulations > 1)})")
     if args.game == "chess":
         n_flat = args.flat or 400
         flat = flat_monte_carlo(state, rollout, n_flat, seed=args.seed)
