@@ -270,7 +270,6 @@ Faults, the second layer: paths that are no files, a pipe closed at the end, tru
     test_a_pipe_closed_mid_run_says_what_the_checkpoint_holds
     test_a_folder_removed_mid_run_is_not_said_to_hold_a_checkpoint
     test_two_claims_at_the_same_instant_never_both_win
-    test_a_lock_no_live_run_holds_is_taken_over_and_a_held_one_is_refused_with_what_to_do
     test_two_reports_onto_one_json_the_second_is_refused_before_any_work
     test_outputs_replace_only_what_the_same_script_wrote
     test_an_encode_many_that_is_not_static_is_refused_before_any_work
@@ -4535,6 +4534,9 @@ def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
 
 
 def test_a_checkpoint_another_live_training_writes_is_refused_and_a_stale_lock_taken_over(tmp_path):
+    # This test's process holds t.pt's lock, and t.csv's (which t.pth's training would write too): a training onto
+    # either is refused, naming the lock and its process. A lock file that names a process that has ended, or one
+    # alive that holds no flock (process 1: a reused id), is stale: a training takes it over, and leaves no lock.
     out = tmp_path / "t.pt"
     argv = ["alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "2", "--simulations", "2",
             "--steps", "1", "--workers", "1", "--out", str(out)]
@@ -4556,6 +4558,10 @@ def test_a_checkpoint_another_live_training_writes_is_refused_and_a_stale_lock_t
     result = run(*argv)
     assert result.returncode == 0, result.stderr
     assert torch.load(out, weights_only=True)["iterations_done"] == 1 and not (tmp_path / "t.pt.lock").exists()
+    (tmp_path / "t.pt.lock").write_text("1")
+    cfg = alphazero.settings("tictactoe", iterations=2, games=2, simulations=2, steps=1)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(out), replace=True, log=lambda line: None))
+    assert torch.load(out, weights_only=True)["iterations_done"] == 2 and not (tmp_path / "t.pt.lock").exists()
 
 
 @pytest.mark.parametrize("sig, status", [("SIGTERM", 143), ("SIGHUP", 129)])
@@ -4817,10 +4823,7 @@ def test_outputs_replace_only_their_own_kind(tmp_path):
                                                                    f"these scripts: choose another --out")):
         assert exit_message(*argv) == f"{argv[0]}: error: {words}"
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
-    (tmp_path / "c.csv").write_text(plumbing.RUN_CSV)  # a checkpoint and its CSV: --replace starts afresh over both
-    assert exit_message("alphazero.py", *small, "--out", str(ckpt)).endswith("holds a training already: add "
-                        "--resume to go on with it, choose another --out, or add --replace to start afresh over it")
-    assert run("alphazero.py", *small, "--replace", "--out", str(ckpt)).returncode == 0
+    (tmp_path / "c.csv").write_text(plumbing.RUN_CSV)  # (a checkpoint and its CSV: test_a_finished_training_is_...)
     ckpt.unlink()  # the CSV alone: no --resume to suggest
     assert exit_message("alphazero.py", *small, "--out", str(ckpt)) == f"alphazero.py: error: {tmp_path / 'c.csv'} " \
         f"holds the progress of a training whose checkpoint {ckpt} is gone: choose another --out, or add --replace " \
@@ -5049,24 +5052,6 @@ def test_two_claims_at_the_same_instant_never_both_win(tmp_path):
             proc.join(timeout=60)
         assert [o[0] for o in outcomes] == ["refused", "won"], outcomes
         assert f"process {outcomes[1][1]} (it holds the lock {path}.lock)" in outcomes[0][1]
-
-
-def test_a_lock_no_live_run_holds_is_taken_over_and_a_held_one_is_refused_with_what_to_do(tmp_path):
-    # A lock file naming process 1 (alive, but no run of these scripts: a reused id) holds no flock: the training
-    # takes it over. While this test holds the lock itself, the same training is refused, naming the lock file.
-    out = tmp_path / "x.pt"
-    (tmp_path / "x.pt.lock").write_text("1")
-    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=3, steps=2)
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(out), log=lambda line: None))
-    assert torch.load(out, weights_only=True)["iterations_done"] == 1
-    plumbing.lock(str(out), "--out")
-    try:
-        assert exit_message("alphazero.py", *TINY, "--out", str(out), "--replace") == \
-            f"alphazero.py: error: {out} is being written by another run, process {os.getpid()} (it holds the lock " \
-            f"{out}.lock): wait for it to end, or choose another --out"
-    finally:
-        plumbing.release(str(out))
-    assert not (tmp_path / "x.pt.lock").exists()
 
 
 def test_two_reports_onto_one_json_the_second_is_refused_before_any_work(tmp_path):
