@@ -342,9 +342,8 @@ def check_game(game, cfg):
 
 
 def start_process():
-    """How every process computes, set first thing in each, however it was started (a script, a notebook, a test;
-    the README's Speed section has the numbers); returns what puts back the caller's threads (numpy's BLAS's and
-    torch's) and gc thresholds (not denormals: torch cannot say how they were)."""
+    """How every process computes, set first thing in each, however started (README: Speed); returns what puts back
+    the caller's threads (numpy's and torch's) and gc thresholds (not denormals: torch cannot say how they were)."""
     threads, thresholds, blas = torch.get_num_threads(), gc.get_threshold(), plumbing.one_blas_thread()
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
@@ -353,8 +352,7 @@ def start_process():
 
 
 def save(net, path, game, optimizer=None, iterations_done=None, cfg=None, kept=None):
-    """`game`'s network, atomically; with an optimizer, what --resume needs too: Adam's state, iterations, settings
-    and what train keeps for the next iteration (kept: the replay window, the random streams; plumbing.portable)."""
+    """`game`'s network, atomically; with an optimizer, what --resume needs: Adam, iterations, settings, kept."""
     ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
     if optimizer:
         ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg, kept=kept)
@@ -378,8 +376,7 @@ def load(path, game=None, as_net=True):
 
 
 class Run(plumbing.Run):
-    """What train is handed: plumbing.Run (the workers, --resume, the checkpoint and its CSV, the clock, the log, the
-    live line, a clean end) with this file's ways to compute, save and load, its name and its plain settings."""
+    """What train is handed: plumbing.Run with this file's ways to compute, save and load, name, plain settings."""
     start_process, save, load = map(staticmethod, (start_process, save, load))
     algorithm, plain, games = ALGORITHM, settings(None), GAMES  # see plumbing.Run.resume_from and begin
 
