@@ -217,6 +217,7 @@ def part_blog(args):
 # ----------------------------------------------------------------------------------------------------------------
 # The lab: its expected results, and the exact tic-tac-toe solution its tables are measured against
 
+
 @dataclasses.dataclass
 class TicTacToeRow:
     """A row of the lab's tic-tac-toe tables: for the raw policy and for search, the fraction of positions answered
@@ -303,6 +304,7 @@ def tictactoe_positions():
 # random openings, each side first in half of them. A job is what a table measures: `size` games (Match) or
 # positions (OptimalMoves; further.py has its own), cut into pieces that run side by side in the worker processes
 # (`run(indices)`, returning a list) and then added up (`total`); run_jobs runs the pieces of many jobs at once.
+
 
 class Agent:
     """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero", "gumbel" or
@@ -419,31 +421,6 @@ class OptimalMoves:
         return sum(counts) / self.size
 
 
-POOL = plumbing.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
-AHEAD = {}  # work a part begins before its turn (see main's `ahead`), by part and the run's arguments
-
-
-def rank(part=None):
-    """Which queued work the workers take first: an earlier part's. A part's place in the run (default the
-    current part's)."""
-    return PLAN["parts"].index(part) if part in PLAN["parts"] else PLAN["current"]
-
-
-def begin(fn, tasks, part=None):
-    """fn(task) for each task, begun in the worker processes now, beside what this process does next (with one
-    worker: at POOL.collect, which gives the results in order)."""
-    return POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], rank=rank(part))
-
-
-def parallel(fn, tasks, done=None):
-    """[fn(task) for task in tasks], in the worker processes; done(tasks done), if given, is told as each ends."""
-    return POOL.collect(POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], done=done, rank=rank()))
-
-
-def apply(fn, task):
-    return fn(task)
-
-
 TELL_EVERY = 30  # seconds between two progress lines of a long measure
 
 
@@ -512,7 +489,100 @@ def mean(scores):
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# The scheduling: when the work runs, not what it measures. One pool of worker processes serves every part; the
+# plan gives each part its rank (an earlier part's work first: see plumbing's Workers); some parts begin work ahead
+# of their turn (Part 3a's trainings, Part 3b's matches), and Part 2's training tells the parts that measure its
+# networks (Part 2's own tables, Part 3b's, further.py's) as it keeps each one, so their matches run beside it.
+
+START = time.time()
+PLAN = {"parts": [], "current": 0, "since": START, "quick": False, "expected": {}}  # the run's parts, the current one
+POOL = plumbing.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
+AHEAD = {}  # work a part begins before its turn (see main's `ahead`), by part and the run's arguments
+PART_2, PART_2_KEPT = {}, {}  # part_2_training's results, and who is told of its networks, by (quick, seed, workers)
+
+
+def rank(part=None):
+    """Which queued work the workers take first: an earlier part's. A part's place in the run (default the
+    current part's)."""
+    return PLAN["parts"].index(part) if part in PLAN["parts"] else PLAN["current"]
+
+
+def begin(fn, tasks, part=None):
+    """fn(task) for each task, begun in the worker processes now, beside what this process does next (with one
+    worker: at POOL.collect, which gives the results in order)."""
+    return POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], rank=rank(part))
+
+
+def parallel(fn, tasks, done=None):
+    """[fn(task) for task in tasks], in the worker processes; done(tasks done), if given, is told as each ends."""
+    return POOL.collect(POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], done=done, rank=rank()))
+
+
+def apply(fn, task):
+    return fn(task)
+
+
+def part_2_trained(quick, seed, workers):
+    return (quick, seed, workers) in PART_2
+
+
+def on_part_2_kept(quick, seed, workers, fn):
+    """fn(it, net) is told each network that Part 2's training keeps: as it keeps it, or now if it has trained. So
+    Part 2's matches, and Part 3b's once the final network is kept, begin beside the training."""
+    if part_2_trained(quick, seed, workers):
+        for it, net in part_2_training(quick, seed, workers)[1].items():
+            fn(it, net)
+    else:
+        PART_2_KEPT.setdefault((quick, seed, workers), []).append(fn)
+
+
+def part_2_training(quick, seed, workers):
+    """Part 2's Connect Four training, once a run: (its settings, its snapshots {iteration: numpy network}, the
+    seconds spent in self-play and training, the cumulative seconds at each snapshot, the seconds it took). Part 2
+    measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be)."""
+    if part_2_trained(quick, seed, workers):
+        return PART_2[quick, seed, workers]
+    cfg, keep = part_2_settings(quick)
+    tell = PART_2_KEPT.get((quick, seed, workers), [])
+    progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
+             f"{cfg['simulations']} simulations")
+    t0 = time.time()
+    nets, spent, clock = snapshots_of("connect4", cfg, seed, workers, keep,
+                                      on_kept=lambda it, net: [fn(it, net) for fn in tell])
+    PART_2[quick, seed, workers] = cfg, nets, spent, clock, time.time() - t0
+    return PART_2[quick, seed, workers]
+
+
+def part_3a_trainings(args):
+    """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
+    the Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
+    earlier parts leave idle (Parts 1 and 2's Adam steps: they pause for the self-play). Their batch (POOL.collect
+    gives (networks, seconds spent) for each run)."""
+    key = "3a", args.quick, args.seed, args.workers
+    if key not in AHEAD:
+        runs, cfgs = part_3a_runs(args.quick, args.seed)
+        AHEAD[key] = begin(train_one, [(a, "tictactoe", cfgs[a], seed, (cfgs[a]["iterations"],)) for a, seed in runs],
+                           "3a")
+    return AHEAD[key]
+
+
+def part_3b_matches(args):
+    """Part 3b's matches, made once: they begin as soon as Part 2's training keeps its final network (at once if it
+    has), so that asked for before the first part (see main) they run beside Part 2's final measures."""
+    key = "3b", args.quick, args.seed, args.workers
+    if key not in AHEAD:
+        AHEAD[key] = matches = Measures("3b")
+        budgets, n_games = part_3b_sizes(args.quick)
+        last = part_2_settings(args.quick)[0]["iterations"]
+        on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: matches.add(
+            {sims: Match("connect4", Agent(net, sims, "gumbel"), Agent(net, sims, "alphazero"), n_games, args.seed)
+             for sims in budgets}) if it == last else None)
+    return AHEAD[key]
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # The lab's parts: networks trained and measured, a table each
+
 
 def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None, on_kept=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
@@ -610,45 +680,11 @@ def part_2_sizes(quick):
     return (4, 2, 50) if quick else (100, 50, 400)
 
 
-PART_2, PART_2_KEPT = {}, {}  # part_2_training's results, and who is told of its networks, by (quick, seed, workers)
-
-
-def part_2_trained(quick, seed, workers):
-    return (quick, seed, workers) in PART_2
-
-
 def part_2_settings(quick):
     """Part 2's training settings, and the iterations whose networks it keeps."""
     cfg = alphazero.settings("connect4", iterations=2 if quick else None, games=10 if quick else None,
                              simulations=10 if quick else None)
     return cfg, (0, 2) if quick else (0, 10, 20, 40, 60)
-
-
-def on_part_2_kept(quick, seed, workers, fn):
-    """fn(it, net) is told each network that Part 2's training keeps: as it keeps it, or now if it has trained. So
-    Part 2's matches, and Part 3b's once the final network is kept, begin beside the training."""
-    if part_2_trained(quick, seed, workers):
-        for it, net in part_2_training(quick, seed, workers)[1].items():
-            fn(it, net)
-    else:
-        PART_2_KEPT.setdefault((quick, seed, workers), []).append(fn)
-
-
-def part_2_training(quick, seed, workers):
-    """Part 2's Connect Four training, once a run: (its settings, its snapshots {iteration: numpy network}, the
-    seconds spent in self-play and training, the cumulative seconds at each snapshot, the seconds it took). Part 2
-    measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be)."""
-    if part_2_trained(quick, seed, workers):
-        return PART_2[quick, seed, workers]
-    cfg, keep = part_2_settings(quick)
-    tell = PART_2_KEPT.get((quick, seed, workers), [])
-    progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
-             f"{cfg['simulations']} simulations")
-    t0 = time.time()
-    nets, spent, clock = snapshots_of("connect4", cfg, seed, workers, keep,
-                                      on_kept=lambda it, net: [fn(it, net) for fn in tell])
-    PART_2[quick, seed, workers] = cfg, nets, spent, clock, time.time() - t0
-    return PART_2[quick, seed, workers]
 
 
 def part_2(args):
@@ -706,19 +742,6 @@ def part_3a_runs(quick, seed):
     return runs, cfgs
 
 
-def part_3a_trainings(args):
-    """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
-    the Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
-    earlier parts leave idle (Parts 1 and 2's Adam steps: they pause for the self-play). Their batch (POOL.collect
-    gives (networks, seconds spent) for each run)."""
-    key = "3a", args.quick, args.seed, args.workers
-    if key not in AHEAD:
-        runs, cfgs = part_3a_runs(args.quick, args.seed)
-        AHEAD[key] = begin(train_one, [(a, "tictactoe", cfgs[a], seed, (cfgs[a]["iterations"],)) for a, seed in runs],
-                           "3a")
-    return AHEAD[key]
-
-
 def part_3a(args):
     q = args.quick
     seeds = [args.seed + i for i in range(3)]
@@ -759,20 +782,6 @@ def part_3b_sizes(quick):
     return ((2, 4), 10) if quick else ((2, 4, 8, 16, 32, 64), 100)
 
 
-def part_3b_matches(args):
-    """Part 3b's matches, made once: they begin as soon as Part 2's training keeps its final network (at once if it
-    has), so that asked for before the first part (see main) they run beside Part 2's final measures."""
-    key = "3b", args.quick, args.seed, args.workers
-    if key not in AHEAD:
-        AHEAD[key] = matches = Measures("3b")
-        budgets, n_games = part_3b_sizes(args.quick)
-        last = part_2_settings(args.quick)[0]["iterations"]
-        on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: matches.add(
-            {sims: Match("connect4", Agent(net, sims, "gumbel"), Agent(net, sims, "alphazero"), n_games, args.seed)
-             for sims in budgets}) if it == last else None)
-    return AHEAD[key]
-
-
 def part_3b(args):
     first = not part_2_trained(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
     if first:
@@ -797,6 +806,7 @@ def part_3b(args):
 # ----------------------------------------------------------------------------------------------------------------
 # Pictures (--plots DIR): each table drawn as the curve it is, the documents' numbers beside ours. Each function
 # takes a part's results and returns {file name: figure}; matplotlib is imported here only.
+
 
 def pyplot():
     """matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)."""
@@ -1014,9 +1024,6 @@ def save_figures(figures, folder):
 
 # ----------------------------------------------------------------------------------------------------------------
 # Progress, verdicts, the summary, and the command line (further.py's too)
-
-START = time.time()
-PLAN = {"parts": [], "current": 0, "since": START, "quick": False, "expected": {}}
 
 
 def progress(text):
