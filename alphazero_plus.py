@@ -532,7 +532,7 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         replay, older = [], {}  # the replay window: the last iterations' examples; --pipeline: the weights that play
         # the games begun while the network trains
         done = run.begin(game, cfg, net, optimizer, dict(rng=rng, replay=replay, older=older))  # 0, or with --resume
-        # the checkpoint's iterations, with net, Adam, rng, replay and older as they were: it goes on as if never stopped
+        # the checkpoint's iterations, with net, Adam, rng, replay and older as they were: as if never stopped
         if on_iteration and not done:
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):

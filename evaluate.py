@@ -217,7 +217,6 @@ def part_blog(args):
 # ----------------------------------------------------------------------------------------------------------------
 # The lab: its expected results, and the exact tic-tac-toe solution its tables are measured against
 
-
 @dataclasses.dataclass
 class TicTacToeRow:
     """A row of the lab's tic-tac-toe tables: for the raw policy and for search, the fraction of positions answered
@@ -304,7 +303,6 @@ def tictactoe_positions():
 # random openings, each side first in half of them. A job is what a table measures: `size` games (Match) or
 # positions (OptimalMoves; further.py has its own), cut into pieces that run side by side in the worker processes
 # (`run(indices)`, returning a list) and then added up (`total`); run_jobs runs the pieces of many jobs at once.
-
 
 class Agent:
     """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero", "gumbel" or
@@ -583,7 +581,6 @@ def part_3b_matches(args):
 # ----------------------------------------------------------------------------------------------------------------
 # The lab's parts: networks trained and measured, a table each
 
-
 def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None, on_kept=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
     network at the iterations in `keep`; also the seconds spent, in all and (clock) up to each kept iteration.
@@ -807,7 +804,6 @@ def part_3b(args):
 # Pictures (--plots DIR): each table drawn as the curve it is, the documents' numbers beside ours. Each function
 # takes a part's results and returns {file name: figure}; matplotlib is imported here only.
 
-
 def pyplot():
     """matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)."""
     try:
@@ -1024,7 +1020,6 @@ def save_figures(figures, folder):
 
 # ----------------------------------------------------------------------------------------------------------------
 # Progress, verdicts, the summary, and the command line (further.py's too)
-
 
 def progress(text):
     """A line with the elapsed time and an estimate of what is left (from the parts' usual times)."""

@@ -366,7 +366,7 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay[:] = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations' games
+            replay[:] = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations
             losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng, run.step_done)
             run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
             if on_iteration:

@@ -932,7 +932,6 @@ class Run:
 # Settings and the command line: each setting's range checked, the flags made from the settings, a game of one's own
 # (--game module:Class).
 
-
 def check_settings(game, settings, cfg):
     """Before a training, in one line (ValueError): cfg holds every setting of `settings` ({name: Setting}) and no
     other name, each a number in its range (or None where that is its default) or one of its words."""
