@@ -315,8 +315,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
             # self_play(Game, net, n_games, cfg, rng), its games played as two shares in the Run's workers: share k
-            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.play joins their examples
-            x, pi, z = run.play(self_play, Game, NumpyNet(net), cfg["games"], cfg, (seed, it))
+            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.in_shares joins their examples
+            x, pi, z = run.in_shares(self_play, Game, NumpyNet(net), cfg["games"], cfg, (seed, it))
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])

@@ -537,14 +537,14 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
             # self_play(Game, net, n_games, cfg, rng), its games played as two shares in the Run's workers: share k
-            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.collect joins their examples
+            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.collect_shares joins their examples
             snapshot = NumpyNet(net)
             if it == done + 1 or not cfg["pipeline"]:  # (--pipeline: these began while the last iteration trained;
                 played_by = NumpyNet(with_weights(net, older)) if older else snapshot  # resumed: with those weights)
-                run.start(self_play, Game, played_by, cfg["games"], cfg, (seed, it))
-            x, pi, z = run.collect()
-            if cfg["pipeline"] and it < cfg["iterations"]:  # --pipeline: the next iteration's games start now, played
-                run.start(self_play, Game, snapshot, cfg["games"], cfg, (seed, it + 1))  # while this network trains
+                run.begin_shares(self_play, Game, played_by, cfg["games"], cfg, (seed, it))
+            x, pi, z = run.collect_shares()
+            if cfg["pipeline"] and it < cfg["iterations"]:  # --pipeline: the next iteration's games begin now, played
+                run.begin_shares(self_play, Game, snapshot, cfg["games"], cfg, (seed, it + 1))  # as this network trains
                 older.update({name: w.clone() for name, w in net.state_dict().items()})
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])

@@ -186,8 +186,8 @@ def part_blog(args):
     seeds = [args.seed + i for i in range(4)]
     go, chess, runs = (begin(go_run, [(seed, n_go) for seed in seeds]), begin(chess_run, [(args.seed, n_chess, n_flat)]),
                        begin(puct_run, [(seed, weight, n_puct) for seed in seeds for weight in (0.0, 0.5)]))
-    r = {"go": blog_go(POOL.collect(go), n_go), "chess": blog_chess(*POOL.collect(chess)[0], args.seed, n_chess, n_flat),
-         "puct": blog_puct(POOL.collect(runs), seeds, n_puct), "worked_example": blog_worked_example()}
+    r = {"go": blog_go(collect(go), n_go), "chess": blog_chess(*collect(chess)[0], args.seed, n_chess, n_flat),
+         "puct": blog_puct(collect(runs), seeds, n_puct), "worked_example": blog_worked_example()}
     checks = []  # bounds around the article's numbers (it ran each experiment once)
     for run in r["go"]["runs"]:
         go = f"Go, seed {run['seed']}:"
@@ -489,14 +489,15 @@ def mean(scores):
 # ----------------------------------------------------------------------------------------------------------------
 # The scheduling: when the work runs, not what it measures. One pool of worker processes serves every part; the
 # plan gives each part its rank (an earlier part's work first: see plumbing's Workers); some parts begin work ahead
-# of their turn (Part 3a's trainings, Part 3b's matches), and Part 2's training tells the parts that measure its
-# networks (Part 2's own tables, Part 3b's, further.py's) as it keeps each one, so their matches run beside it.
+# of their turn: Part 3a's trainings before the first part, Part 3b's matches as Part 2's training keeps its final
+# network. A part that measures Part 2's networks (Part 2 itself, further.py's questions) hands part_2_training what
+# to begin as each is kept, so that its matches run beside the training.
 
 START = time.time()
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False, "expected": {}}  # the run's parts, the current one
 POOL = plumbing.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
-AHEAD = {}  # work a part begins before its turn (see main's `ahead`), by part and the run's arguments
-PART_2, PART_2_KEPT = {}, {}  # part_2_training's results, and who is told of its networks, by (quick, seed, workers)
+AHEAD = {}  # work a part begins before its turn (main's `ahead`, part_3b_matches), by part and arguments
+PART_2 = {}  # part_2_training's results, by (quick, seed, workers)
 
 
 def rank(part=None):
@@ -507,8 +508,13 @@ def rank(part=None):
 
 def begin(fn, tasks, part=None):
     """fn(task) for each task, begun in the worker processes now, beside what this process does next (with one
-    worker: at POOL.collect, which gives the results in order)."""
+    worker: at collect, which gives the results in order)."""
     return POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], rank=rank(part))
+
+
+def collect(batch):
+    """The results of work begun (begin's batch), in order, once all are in."""
+    return POOL.collect(batch)
 
 
 def parallel(fn, tasks, done=None):
@@ -520,41 +526,40 @@ def apply(fn, task):
     return fn(task)
 
 
-def part_2_trained(quick, seed, workers):
-    return (quick, seed, workers) in PART_2
+def part_2_trained(args):
+    return (args.quick, args.seed, args.workers) in PART_2
 
 
-def on_part_2_kept(quick, seed, workers, fn):
-    """fn(it, net) is told each network that Part 2's training keeps: as it keeps it, or now if it has trained. So
-    Part 2's matches, and Part 3b's once the final network is kept, begin beside the training."""
-    if part_2_trained(quick, seed, workers):
-        for it, net in part_2_training(quick, seed, workers)[1].items():
-            fn(it, net)
-    else:
-        PART_2_KEPT.setdefault((quick, seed, workers), []).append(fn)
-
-
-def part_2_training(quick, seed, workers):
+def part_2_training(args, also=None):
     """Part 2's Connect Four training, once a run: (its settings, its snapshots {iteration: numpy network}, the
     seconds spent in self-play and training, the cumulative seconds at each snapshot, the seconds it took). Part 2
-    measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be)."""
-    if part_2_trained(quick, seed, workers):
-        return PART_2[quick, seed, workers]
-    cfg, keep = part_2_settings(quick)
-    tell = PART_2_KEPT.get((quick, seed, workers), [])
+    measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be).
+    also(it, net) is told each snapshot as the training keeps it (or at once, if the run has trained it): the
+    measures it adds (Measures.add) run beside the rest of the training. Part 3b's matches begin as the final one is
+    kept, if the run has Part 3b: beside Part 2's final measures."""
+    key = args.quick, args.seed, args.workers
+    if key in PART_2:
+        for it, net in PART_2[key][1].items():
+            also and also(it, net)
+        return PART_2[key]
+    cfg, keep = part_2_settings(args.quick)
     progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
+
+    def kept(it, net):
+        also and also(it, net)
+        if it == cfg["iterations"] and "3b" in PLAN["parts"]:
+            part_3b_matches(args, net)
     t0 = time.time()
-    nets, spent, clock = snapshots_of("connect4", cfg, seed, workers, keep,
-                                      on_kept=lambda it, net: [fn(it, net) for fn in tell])
-    PART_2[quick, seed, workers] = cfg, nets, spent, clock, time.time() - t0
-    return PART_2[quick, seed, workers]
+    nets, spent, clock = snapshots_of("connect4", cfg, args.seed, args.workers, keep, on_kept=kept)
+    PART_2[key] = cfg, nets, spent, clock, time.time() - t0
+    return PART_2[key]
 
 
 def part_3a_trainings(args):
     """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
     the Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
-    earlier parts leave idle (Parts 1 and 2's Adam steps: they pause for the self-play). Their batch (POOL.collect
+    earlier parts leave idle (Parts 1 and 2's Adam steps: they pause for the self-play). Their batch (collect
     gives (networks, seconds spent) for each run)."""
     key = "3a", args.quick, args.seed, args.workers
     if key not in AHEAD:
@@ -564,17 +569,15 @@ def part_3a_trainings(args):
     return AHEAD[key]
 
 
-def part_3b_matches(args):
-    """Part 3b's matches, made once: they begin as soon as Part 2's training keeps its final network (at once if it
-    has), so that asked for before the first part (see main) they run beside Part 2's final measures."""
+def part_3b_matches(args, final):
+    """Part 3b's matches with Part 2's final network, begun once: as Part 2's training keeps it (see
+    part_2_training), so that they run beside Part 2's final measures."""
     key = "3b", args.quick, args.seed, args.workers
     if key not in AHEAD:
-        AHEAD[key] = matches = Measures("3b")
         budgets, n_games = part_3b_sizes(args.quick)
-        last = part_2_settings(args.quick)[0]["iterations"]
-        on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: matches.add(
-            {sims: Match("connect4", Agent(net, sims, "gumbel"), Agent(net, sims, "alphazero"), n_games, args.seed)
-             for sims in budgets}) if it == last else None)
+        AHEAD[key] = Measures("3b").add({sims: Match("connect4", Agent(final, sims, "gumbel"),
+                                                     Agent(final, sims, "alphazero"), n_games, args.seed)
+                                         for sims in budgets})
     return AHEAD[key]
 
 
@@ -684,14 +687,17 @@ def part_2_settings(quick):
     return cfg, (0, 2) if quick else (0, 10, 20, 40, 60)
 
 
-def part_2(args):
+def part_2(args, also=None):
+    """The lab's Part 2 table; also(it, net), if given, is told each network as part_2_training's is."""
     q = args.quick
     cfg, sizes = part_2_settings(q)[0], part_2_sizes(q)
     more = (0, 10) if q else (0, 50, 200, 800)
-    measures = Measures()  # each network's matches begin as the training keeps it, beside the training
-    on_part_2_kept(q, args.seed, args.workers, lambda it, net: measures.add(
-        connect4_jobs(net, cfg["simulations"], sizes, args.seed, tag=f"{it}:")))
-    cfg, nets, spent, clock, train_seconds = part_2_training(q, args.seed, args.workers)
+    measures = Measures()
+
+    def kept(it, net):  # each network's matches begin as the training keeps it, beside the rest of the training
+        measures.add(connect4_jobs(net, cfg["simulations"], sizes, args.seed, tag=f"{it}:"))
+        also and also(it, net)
+    cfg, nets, spent, clock, train_seconds = part_2_training(args, kept)
     keep = tuple(nets)
     t1 = time.time()
     final = nets[keep[-1]]
@@ -750,7 +756,7 @@ def part_3a(args):
     t0 = time.time()
     trainings = part_3a_trainings(args)  # begun before the first part, if main was asked for them
     beside = sum(sum(r[1].values()) for r in trainings.results if r is not None)  # (the seconds of those done)
-    snapshots, spents = zip(*POOL.collect(trainings))
+    snapshots, spents = zip(*collect(trainings))
     nets = [s[last] for s in snapshots]
     t1 = time.time()
     progress(f"part 3a: measuring the six networks on {n_positions:,} positions and {n_games} games each")
@@ -780,12 +786,12 @@ def part_3b_sizes(quick):
 
 
 def part_3b(args):
-    first = not part_2_trained(args.quick, args.seed, args.workers)  # trained already if Part 2 ran
+    first = not part_2_trained(args)  # trained already if Part 2 ran
     if first:
         progress("part 3b needs Part 2's final Connect Four network, not trained in this run: training it first")
-    matches = part_3b_matches(args)  # (begun already if main was asked for them before the first part)
     t0 = time.time()
-    part_2_training(args.quick, args.seed, args.workers)  # its final network begins the matches
+    cfg, nets = part_2_training(args)[:2]  # (whose final network began the matches, as it was kept)
+    matches = part_3b_matches(args, nets[cfg["iterations"]])
     t1 = time.time()
     budgets, n_games = part_3b_sizes(args.quick)
     progress(f"part 3b: Gumbel against PUCT with the final Connect Four network, {n_games} games per budget")
@@ -796,7 +802,7 @@ def part_3b(args):
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
     return {"ours": ours, "lab": LAB["3b"], "checks": [check(f"part 3b, {s} simulations: Gumbel's score", ours[s],
                                                              LAB["3b"][s], n_games) for s in budgets],
-            "time_split": time_split(part_2_training(args.quick, args.seed, args.workers)[2], t1 - t0 if first else 0,
+            "time_split": time_split(part_2_training(args)[2], t1 - t0 if first else 0,
                                      time.time() - t1, matches.beside)}
 
 
@@ -1279,4 +1285,4 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
 
 if __name__ == "__main__":
     main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules, needs=NEEDS,
-         ahead={"3a": part_3a_trainings, "3b": part_3b_matches})
+         ahead={"3a": part_3a_trainings})

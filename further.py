@@ -453,12 +453,13 @@ def answer(args, text):
     print(f"  answer{' at --quick toy size, so it says little' if args.quick else ''}: {text}")
 
 
-def part_2_results(args):
+def part_2_results(args, also):
     """Part 2's snapshots and their scores, which the Connect Four questions start from. Part 2 runs here, its
-    training and its matches, printing its tables: the same seed trains the same networks."""
+    training and its matches, printing its tables: the same seed trains the same networks. also(it, net) is told
+    each network as the training keeps it (see evaluate.part_2_training)."""
     evaluate.progress("further: Part 2 first (the same seed: the same networks)")
-    scores = evaluate.part_2(args)["ours"]
-    cfg, nets, _, clock, _ = evaluate.part_2_training(args.quick, args.seed, args.workers)
+    scores = evaluate.part_2(args, also)["ours"]
+    cfg, nets, _, clock, _ = evaluate.part_2_training(args)
     n_tactical, uct_games, uct_sims = evaluate.part_2_sizes(args.quick)
     return dict(nets=nets, scores=scores, clock=clock, simulations=cfg["simulations"], n_tactical=n_tactical,
                 uct_games=uct_games, uct_sims=uct_sims)
@@ -468,19 +469,16 @@ def truth_games(quick):
     return 4 if quick else 40
 
 
-def truth_measures(args):
-    """The truth along games for each of Part 2's networks, begun as Part 2's training keeps it: they run beside
-    that training and Part 2's matches."""
-    measures, sims = evaluate.Measures(), evaluate.part_2_settings(args.quick)[0]["simulations"]
-    budget = 20_000 if args.quick else TRUTH_BUDGET
-    evaluate.on_part_2_kept(args.quick, args.seed, args.workers, lambda it, net: measures.add(
-        {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, truth_games(args.quick), args.seed,
-                                budget=budget) for label, n in (("policy", 0), ("search", sims))}))
-    return measures
+def truth_jobs(args, it, net):
+    """The truth along games for one of Part 2's networks, its raw policy and its search: begun as Part 2's
+    training keeps the network, they run beside that training and Part 2's matches."""
+    sims, budget = evaluate.part_2_settings(args.quick)[0]["simulations"], 20_000 if args.quick else TRUTH_BUDGET
+    return {f"{it}:{label}": Truth("connect4", Agent(net, n), tactical_player, truth_games(args.quick), args.seed,
+                                   budget=budget) for label, n in (("policy", 0), ("search", sims))}
 
 
 def further_truth(args, part2, measures):
-    """Part 2's snapshots measured against the truth (measures: truth_measures'): the fraction of the agent's moves
+    """Part 2's snapshots measured against the truth (measures: truth_jobs' for each): the fraction of the agent's moves
     (against the tactical player) that keep the exact outcome, beside the snapshot's score against UCT-400."""
     nets, uct = part2["nets"], {it: part2["scores"][it].search_v_uct for it in part2["nets"]}
     n_games, sims = truth_games(args.quick), part2["simulations"]
@@ -608,7 +606,7 @@ def further_gumbel(args, part2, trainings):
     iterations = cfgs[runs[0]]["iterations"]
     evaluate.progress(f"further: training Connect Four with {budgets} simulations a move, PUCT and Gumbel, "
                       f"{iterations} iterations each, the four side by side")
-    snapshots, _ = zip(*evaluate.POOL.collect(trainings))
+    snapshots, _ = zip(*evaluate.collect(trainings))
     nets = [s[iterations] for s in snapshots]
     evaluate.progress("further: measuring the four networks")
     jobs = {}
@@ -704,7 +702,7 @@ def further_tictactoe(args, trainings):
     seeds = sorted({seed for _, seed in runs})
     evaluate.progress(f"further: training tic-tac-toe {len(runs)} times ({len(ways)} ways x seeds {seeds}), {keep[-1]} "
                       f"iterations each, side by side")
-    snapshots, _ = zip(*evaluate.POOL.collect(trainings))
+    snapshots, _ = zip(*evaluate.collect(trainings))
     nets = dict(zip(runs, snapshots))
     evaluate.progress(f"further: measuring {len(runs)} networks: {n_games} games against the perfect player each, "
                       f"policy and search, and the raw policy on every position")
@@ -776,9 +774,9 @@ def part_questions(args):
     """The lab's five questions, one table each with an answer line computed from its numbers; the solver's check
     against a public solver first, since three of the answers rest on it."""
     r, part2 = {}, None
-    # What needs no earlier question's result begins now, beside the rest: the last two questions' trainings, and
-    # the truth of Part 2's networks as its training keeps them (an awaited job goes first: see plumbing.Workers)
-    truth, gumbel, tictactoe = truth_measures(args), gumbel_trainings(args), tictactoe_trainings(args)
+    # What needs no earlier question's result begins now, beside the rest: the last two questions' trainings (an
+    # awaited job goes first: see plumbing.Workers); the truth of Part 2's networks begins as its training keeps them
+    truth, gumbel, tictactoe = evaluate.Measures(), gumbel_trainings(args), tictactoe_trainings(args)
     steps = [("solver", "the exact Connect Four solver against a public perfect solver", further_solver),
              ("truth", "measuring Part 2's networks against the truth", lambda args: further_truth(args, part2, truth)),
              ("conv", "a convolutional network against the MLP", lambda args: further_conv(args, part2, r["truth"])),
@@ -789,7 +787,7 @@ def part_questions(args):
     for i, (key, title, fn) in enumerate(steps):
         start = time.time()
         if key == "truth":
-            part2 = part_2_results(args)
+            part2 = part_2_results(args, lambda it, net: truth.add(truth_jobs(args, it, net)))
         evaluate.progress(f"further, question {i + 1} of {len(steps)}: {title}")
         r[key] = fn(args)
         r[key]["seconds"] = round(time.time() - start, 1)
@@ -816,11 +814,11 @@ def part_recipe(args):
     keep = (1, 2) if q else (10, 20, 40, 80, last)
     sizes = report_sizes(q)  # the curve measured as the last network is, with 100 games against UCT
     n_uct, uct, n_truth, truth_budget = min(sizes.v_uct, 100), sizes.uct, sizes.truth, sizes.truth_budget
-    first = not evaluate.part_2_trained(q, args.seed, args.workers)
+    first = not evaluate.part_2_trained(args)
     if first:
         evaluate.progress("recipe: its budget is measured against the lab's Part 2 training (python alphazero.py "
                           "--game connect4), which this run has not trained yet: training that first")
-    lab_spent, lab_seconds = evaluate.part_2_training(q, args.seed, args.workers)[2::2]
+    lab_spent, lab_seconds = evaluate.part_2_training(args)[2::2]
     evaluate.progress("recipe: training Connect Four with alphazero_plus.py's defaults"
                       + (" (--quick: 2 small iterations)" if q else ""))
     positions = read_benchmark()[::40] if q else read_benchmark()

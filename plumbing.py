@@ -391,6 +391,12 @@ def read_checkpoint(path, read, game=None, known=()):
 # once a core is free, before any queued job of its rank in its pool. Every wait is bounded: a worker that dies is
 # seen at once, and busy workers silent for SILENT seconds end the run (Stalled). A worker whose main process is
 # gone ends itself.
+# Why not let the kernel do it, with priorities (os.nice) and no asks? Tried side by side: a worker's niceness set from
+# its job's rank (19 for work ahead of its part, or beside a training), every idle worker handed a job, none asked to
+# pause. The whole `python evaluate.py` gave the same JSON but the seconds, and took longer: 192.8 s against 180.6 s
+# quiet (two pairs, alternately: 4.6% and 8.8%), 316 s against 289 s beside one busy loop (9.3%), with 194% of two
+# cores busy against 197%. A niced job still gets its turns on a core beside the self-play, and the switches cost
+# (387 user seconds against 361); and a worker cannot lower its niceness again without privileges.
 
 WAIT = 0.5  # seconds: each wait on the workers' pipes, so a signal's handler runs at once; none is unbounded
 
@@ -432,8 +438,8 @@ def orphaned():  # a worker's watch: once its main process is gone (even killed 
     os._exit(1)  # start method (fork, spawn, forkserver: under the last, the worker's parent is the fork server)
 
 
-def serve(pipe, start, known=(), go=None):
-    """A worker process: start(), then fn(**job) for each job that comes through the pipe, its result sent back;
+def serve(pipe, setup, known=(), go=None):
+    """A worker process: setup(), then fn(**job) for each job that comes through the pipe, its result sent back;
     known: see Known; go: the Event that pause_point waits for."""
     global ASKED
     ASKED = (pipe, go) if go is not None else None
@@ -445,7 +451,7 @@ def serve(pipe, start, known=(), go=None):
         os.close(fd)
     LOCKS.clear()
     POOLS.clear()  # and so are its pools: their pipes and queues are not this worker's to pump
-    start()
+    setup()
     with contextlib.suppress(EOFError, BrokenPipeError):  # the main process is done with it
         while True:
             fn, job = pipe.recv()
@@ -513,14 +519,14 @@ class Turn(NamedTuple):
 
 
 class Workers:
-    """n processes that run start() and then the jobs they are handed, a pipe each (none for n = 1: this process
+    """n processes that run setup() and then the jobs they are handed, a pipe each (none for n = 1: this process
     does the work), scheduled as this section's banner says: the jobs go on while this process waits for any pool's
     jobs or pumps (each Adam step). A job that never calls pause_point (a short piece of measures) just ends; so does
     one of a pool with no idle worker (the earlier job waits for a worker of its own). Public APIs only; every wait
     has a timeout and watches each worker's process (those of the other POOLS too) as well as its pipe, so that a
     worker that died, even by SIGKILL, is a WorkerDied at once, never a hang."""
 
-    def __init__(self, n, start, known=()):
+    def __init__(self, n, setup, known=()):
         self.n, self.pipes, self.processes, self.known = n, [], [], list(known)
         if n > 1 and START.get_start_method() != "fork":
             unreachable(self.known)
@@ -533,7 +539,7 @@ class Workers:
                 here, there = START.Pipe()
                 self.go.append(START.Event())
                 self.go[-1].set()
-                process = START.Process(target=serve, args=(there, start, self.known, self.go[-1]), daemon=True)
+                process = START.Process(target=serve, args=(there, setup, self.known, self.go[-1]), daemon=True)
                 with warnings.catch_warnings():  # (see START)
                     warnings.filterwarnings("ignore", FORK_WITH_THREADS, DeprecationWarning)
                     process.start()
@@ -555,8 +561,8 @@ class Workers:
         self.hand_out(self.n - 1)
         return batch
 
-    def start(self, fn, jobs, report=None, done=None):  # add, on every worker at once; collect() waits for them. Rank
-        self.batch = self.add(fn, jobs, report, done, rank=-1)  # -1: before any part's jobs (a training's self-play)
+    def add_first(self, fn, jobs, report=None, done=None):  # add, on every worker at once, before any part's jobs
+        self.batch = self.add(fn, jobs, report, done, rank=-1)  # (rank -1: a training's self-play); collect() waits
         self.hand_out(self.n)
 
     def hand_out(self, room, first=None):
@@ -678,7 +684,7 @@ class Workers:
                           (": out of memory?" if code == -signal.SIGKILL else ""))
 
     def collect(self, batch=None):
-        """The results of batch (by default the last start's), in order, once all are in."""
+        """The results of batch (by default the last add_first's), in order, once all are in."""
         batch = batch or self.batch
         while batch.left and not self.pipes:  # no workers: this process does the batch's jobs now
             queued = next(queued for queued in self.todo if queued[2] is batch)
@@ -693,7 +699,7 @@ class Workers:
 
     def map(self, fn, jobs, report=None, done=None):
         """[fn(**job) for job in jobs], shared among the workers."""
-        self.start(fn, jobs, report, done)
+        self.add_first(fn, jobs, report, done)
         return self.collect()
 
     def close(self):  # the workers this run started, and no other process; no signal interrupts it
@@ -842,23 +848,24 @@ class Run:
                      f"differ from an unbroken run's")
         return ckpt["iterations_done"]
 
-    def play(self, fn, game, net, n_games, cfg, seed):
+    def in_shares(self, fn, game, net, n_games, cfg, seed):
         """fn(game, net, n_games, cfg, rng) (a trainer's self_play) with its games played as SHARES shares, their
         examples joined in the shares' order: share k, with a random stream of its own, np.random.default_rng((*seed,
         k)); seed is (the run's seed, the iteration), the iteration also named in the progress line. The shares are
         the work's, not the workers': the numbers are the same with any number of workers."""
-        self.start(fn, game, net, n_games, cfg, seed)
-        return self.collect()
+        self.begin_shares(fn, game, net, n_games, cfg, seed)
+        return self.collect_shares()
 
-    def start(self, fn, game, net, n_games, cfg, seed):  # play's games begin in the workers (with none: at collect)
+    def begin_shares(self, fn, game, net, n_games, cfg, seed):  # in_shares' games begin in the workers (none: at
+        # collect_shares)
         jobs = [dict(game=game, net=net, n_games=share, cfg=cfg, rng=np.random.default_rng((*seed, k)))
                 for k, share in enumerate(shares(n_games))]
         it = seed[-1]
         self.counts, self.next, self.phases["playing"] = {k: (0, 0) for k in range(len(jobs))}, it, (it, clock())
         self.rounds = [0] * len(jobs)  # each share's moves so far: a game that never ends is stopped (MOST_MOVES)
-        self.workers.start(fn, jobs, lambda k, *now: self.show(counts={k: now}))
+        self.workers.add_first(fn, jobs, lambda k, *now: self.show(counts={k: now}))
 
-    def collect(self):  # the examples of the games begun, joined; the wait counts as self-play (in-process, the games)
+    def collect_shares(self):  # the examples of the games begun, joined; the wait (in-process, the games) is self-play
         t0 = clock()
         self.phases["playing"] = self.phases["playing"] if self.workers.pipes else (self.next, t0)
         results = self.workers.collect()

@@ -1,12 +1,12 @@
-"""The whole test suite: python -m pytest -q test_all.py, from this folder or any other (the scripts, the README and
-the data are found beside this file).
+"""The whole test suite: python -m pytest -q -n 2 test_all.py, from this folder or any other (the scripts, the README
+and the data are found beside this file).
 
 Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs whose
 outcome is certain. Each file's tests are in its own section, the files in the order they are read (plumbing.py, the
 machinery beneath the trainers, after the algorithms), then the command lines as a user runs them; within a section,
 the formulas worked by hand first, then the behaviour, then the plumbing (checkpoints, files, processes, messages).
-Tests that only read what their scripts print and write begin them as pytest starts, beside the others (see
-begun_early). No test measures time.
+The suite runs on two processes (pytest-xdist's -n 2): the longest tests, which run scripts (see ran), beside the
+rest. No test measures time.
 
 Index: each formula and promise, and its test; test_the_index_names_every_test_in_its_section keeps it true.
 
@@ -423,112 +423,26 @@ def has_four_drawn(rows, mark):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Scripts begun early. Most tests run in this one process, on one core. Those that run scripts and then only read
-# what the scripts printed and wrote (evaluate.py --quick and further.py --quick, the longest, among them) are marked
-# @begun_early: as pytest starts, a process of their own (EARLY_RUNNER) runs their scripts, two at a time,
-# beside the tests of this process, and each such test then waits for its own results (early_results) and checks
-# them as if it had run the scripts itself. Only the scripts of the tests chosen run; each has 10 minutes at most (a
-# hang fails its test, never stalls the suite), and the suite's end, or this process's death, ends what is left.
-
-EARLY = {}  # a test's name: (its scripts, a function of a folder of their own -> [Script, ...], first or not)
-EARLY_RUN = {}  # this run of the suite's: "runner" (its process), and each test's folder and labels
+# Scripts. A test that runs scripts, and then reads what they printed and wrote, names them (scripts(folder) ->
+# [Script, ...], folder: a folder of their own) and runs them with ran(), one after another, 10 minutes each at most
+# (a hang fails its test, never stalls the suite). The longest tests are such ones (evaluate.py --quick, further.py
+# --quick): pytest-xdist (-n 2, as the README's command says) runs them beside the rest, on the other core.
 
 
 class Script(typing.NamedTuple):
-    """A script a test begins early: a label, its arguments (the script's path first), the folder it runs in (None:
-    the repository's), what it reads on stdin, and the label of a script of the same test to wait for, if any."""
+    """A script a test runs: a label, its arguments (the script's path first), the folder it runs in (None: the
+    repository's), and what it reads on stdin."""
     label: str
     argv: list
     cwd: object = None
     stdin: str = None
-    after: str = None
 
 
-def begun_early(scripts, first=False):
-    """Mark a test whose scripts (scripts(folder) -> [Script, ...], folder: a folder of their own) begin as the
-    suite starts; first: before those of the others (the long ones, and those of a test that comes early: each is
-    to be done before its test comes). The test reads their results with early_results."""
-    def mark(test):
-        EARLY[test.__name__] = scripts, first
-        return test
-    return mark
-
-
-EARLY_RUNNER = r"""
-import json, os, signal, subprocess, sys, threading, time
-parent, steps = os.getppid(), json.load(open(sys.argv[1]))
-def orphaned():  # the tests' process gone, even killed outright: everything begun here ends too
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os.killpg(0, signal.SIGKILL)
-threading.Thread(target=orphaned, daemon=True).start()
-done, lock = {step["result"]: threading.Event() for step in steps}, threading.Lock()
-def work():  # the steps in order, two at a time; one that needs another's result waits for it
-    while True:
-        with lock:
-            if not steps:
-                return
-            step = steps.pop(0)
-        if step["after"]:
-            done[step["after"]].wait()
-        try:
-            ended = subprocess.run(step["argv"], cwd=step["cwd"], input=step["stdin"], capture_output=True,
-                                   text=True, timeout=600)
-            result = dict(returncode=ended.returncode, stdout=ended.stdout, stderr=ended.stderr)
-        except subprocess.TimeoutExpired as e:
-            result = dict(returncode=None, stdout=str(e.stdout or ""), stderr="killed after 600 s: a hang")
-        json.dump(result, open(step["result"] + ".tmp", "w"))
-        os.replace(step["result"] + ".tmp", step["result"])
-        done[step["result"]].set()
-lanes = [threading.Thread(target=work) for _ in range(2)]
-for lane in lanes:
-    lane.start()
-for lane in lanes:
-    lane.join()
-"""
-
-
-@pytest.fixture(scope="session", autouse=True)
-def early_scripts(request, tmp_path_factory):
-    """The scripts of the tests chosen in this run that are marked @begun_early, begun now by EARLY_RUNNER."""
-    chosen = {getattr(item, "originalname", item.name) for item in request.session.items}
-    steps = []
-    for test, (scripts, _) in sorted(EARLY.items(), key=lambda item: not item[1][1]):  # first ones first
-        if test in chosen:
-            folder = tmp_path_factory.mktemp(test[5:40])
-            labelled, result = scripts(folder), lambda label: str(folder / f"{label}.result.json")
-            EARLY_RUN[test] = folder, [script.label for script in labelled]
-            steps += [dict(argv=[sys.executable, *script.argv], cwd=str(script.cwd or HERE), stdin=script.stdin,
-                           result=result(script.label), after=script.after and result(script.after))
-                      for script in labelled]
-    if steps:
-        runner = tmp_path_factory.mktemp("early_runner")
-        (runner / "plan.json").write_text(json.dumps(steps))
-        EARLY_RUN["steps"], EARLY_RUN["stderr"] = len(steps), runner / "stderr"
-        with open(runner / "stderr", "w") as stderr:
-            EARLY_RUN["runner"] = subprocess.Popen([sys.executable, "-c", EARLY_RUNNER, str(runner / "plan.json")],
-                                                   stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
-                                                   cwd=HERE)
-    yield
-    if steps:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(EARLY_RUN["runner"].pid, 9)
-        EARLY_RUN["runner"].wait()
-
-
-def early_results(request):
-    """The results of the running test's scripts begun early, once the last is done: ({label: CompletedProcess}, their
-    folder). The wait ends with the runner's, which gives each script 10 minutes at most."""
-    test = request.node.originalname
-    folder, labels = EARLY_RUN[test]
-    paths = {label: folder / f"{label}.result.json" for label in labels}
-    deadline = time.time() + 600 * EARLY_RUN["steps"] + 60
-    while not all(path.exists() for path in paths.values()):
-        if EARLY_RUN["runner"].poll() is not None or time.time() > deadline:
-            raise AssertionError(f"the runner of the early scripts ended before {test}'s were done: "
-                                 f"{EARLY_RUN['stderr'].read_text()[-2000:]}")
-        time.sleep(0.1)
-    return {label: subprocess.CompletedProcess(label, **json.load(open(path))) for label, path in paths.items()}, folder
+def ran(scripts, folder):
+    """The test's scripts (scripts(folder)), run in order: ({label: CompletedProcess}, folder)."""
+    return {script.label: subprocess.run([sys.executable, *script.argv], cwd=str(script.cwd or HERE),
+                                         input=script.stdin, capture_output=True, text=True, timeout=600)
+            for script in scripts(folder)}, folder
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1792,13 +1706,12 @@ def scripted_play_scripts(folder):
     return [Script("you first", play, stdin=moves), Script("agent first", [*play, "--first", "agent"], stdin=moves)]
 
 
-@begun_early(scripted_play_scripts, first=True)
-def test_scripted_play_games_end_as_worked_out(request):
+def test_scripted_play_games_end_as_worked_out(tmp_path):
     # A network with every weight 0 gives every legal move the same prior, and the raw policy (--simulations 0)
     # takes the first of equals: the lowest free cell. Cells: a3 b3 c3 = 0 1 2 on the top row, a2 b2 c2 = 3 4 5, ...
     # You first: a3 (0); agent 1; b3 taken; c3 (2); agent 3; a2 taken; b2 (4); agent 5; c2 taken; a1 (6): you have
     # 2, 4, 6, a diagonal. Agent first: 0; you b3 (1); agent 2; you a2 (3); agent 4; you c2 (5); agent 6: it wins.
-    runs, _ = early_results(request)
+    runs, _ = ran(scripted_play_scripts, tmp_path)
     out = runs["you first"]
     assert out.returncode == 0 and "not a legal move: 'zz'" in out.stdout and out.stdout.rstrip().endswith("you win")
     out = runs["agent first"]
@@ -2402,12 +2315,12 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
     # network). The same seed gives the same losses run after run.
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
-    used, after, start = {}, {}, alphazero_plus.Run.start
+    used, after, start = {}, {}, alphazero_plus.Run.begin_shares
 
     def recording(run, fn, game, net, n_games, cfg, seed):  # the first layer's weights of the network each
         used[seed[1]] = net.w1.copy()  # iteration's games get (seed: the run's seed, the iteration)
         return start(run, fn, game, net, n_games, cfg, seed)
-    monkeypatch.setattr(alphazero_plus.Run, "start", recording)
+    monkeypatch.setattr(alphazero_plus.Run, "begin_shares", recording)
     lines = []
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
                          on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
@@ -2415,7 +2328,7 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
         assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
     assert sorted(used) == [1, 2, 3, 4]  # no game begun after the last iteration: its work would be thrown away
     again = []
-    monkeypatch.setattr(alphazero_plus.Run, "start", start)
+    monkeypatch.setattr(alphazero_plus.Run, "begin_shares", start)
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
     assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
 
@@ -2575,7 +2488,7 @@ def test_pools_together_keep_no_more_workers_busy_than_cores():
     try:
         batch = measures.add(quotient, [dict(a=k, b=4) for k in range(5)])
         assert len(measures.busy) == 1
-        training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        training.add_first(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
         assert len(measures.busy) + len(training.busy) == 2
         assert training.collect() == [4, 2] and measures.collect(batch) == [0, 0, 0, 0, 1]
     finally:
@@ -2620,7 +2533,7 @@ def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(rank,
         batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=rank)
         beside.hand_out(2)
         assert len(beside.busy) == 2 and plumbing.running() == 2
-        training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        training.add_first(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
         assert training.collect() == [4, 2]
         sign.touch()
         results = beside.collect(batch)
@@ -2750,7 +2663,7 @@ def test_a_run_whose_busy_workers_say_nothing_for_silent_seconds_ends_in_one_lin
     try:
         batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
         beside.hand_out(2)
-        training.start(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
+        training.add_first(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
         assert training.collect() == [4, 2]
         sign.touch()
         with pytest.raises(plumbing.Stalled, match=r"though worker \d of 2 \(process \d+\) is busy(, worker \d of 2 "
@@ -2901,7 +2814,7 @@ if __name__ == "__main__":  # evaluate.py's command line, its workers spawned (m
     sys.argv = ["evaluate.py"] + {argv!r}
     evaluate.main(evaluate.PARTS, evaluate.__doc__, evaluate.measure_checkpoint, "evaluate.json", evaluate.PLOTS,
                   after=evaluate.noise_rules, needs=evaluate.NEEDS,
-                  ahead={{"3a": evaluate.part_3a_trainings, "3b": evaluate.part_3b_matches}})
+                  ahead={{"3a": evaluate.part_3a_trainings}})
 """
 
 
@@ -3694,10 +3607,13 @@ def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys)
     nets = {0: tiny(alphazero, "connect4"), 10: tiny(alphazero, "connect4")}
     cfg = alphazero.settings("connect4", simulations=3, iterations=10)  # Part 3b's matches wait for iteration 10
     monkeypatch.setattr(evaluate, "part_2_settings", lambda quick: (cfg, (0, 10)))
-    monkeypatch.setattr(evaluate, "part_2_training", lambda q, seed, workers: (cfg, nets, {"self-play": 1.0,
-                                                                                             "training": 1.0},
-                                                                                {0: 0.0, 10: 1.0}, 2.0))
-    monkeypatch.setattr(evaluate, "part_2_trained", lambda q, seed, workers: True)
+
+    def trained(args, also=None):  # as part_2_training's, once the run has trained
+        for it, net in nets.items():
+            also and also(it, net)
+        return cfg, nets, {"self-play": 1.0, "training": 1.0}, {0: 0.0, 10: 1.0}, 2.0
+    monkeypatch.setattr(evaluate, "part_2_training", trained)
+    monkeypatch.setattr(evaluate, "part_2_trained", lambda args: True)
     monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
     r = evaluate.part_2(quick_args())
     assert all(row == evaluate.Connect4Row(0.5, 0.5, 0.5, 0.5) for row in r["ours"].values())
@@ -3817,9 +3733,8 @@ def evaluate_checkpoint_scripts(folder):
                                 str(folder / "r.json"), "--workers", "1"])]
 
 
-@begun_early(evaluate_checkpoint_scripts, first=True)
-def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(request):
-    out = early_results(request)[0]["measured"]
+def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
+    out = ran(evaluate_checkpoint_scripts, tmp_path)[0]["measured"]
     assert out.returncode == 0, out.stderr
     rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
             if line.startswith(("  policy", "  search"))}
@@ -3839,9 +3754,8 @@ def evaluate_quick_scripts(folder):
 WORKERS_ALONE = {"blog": "3", "1": "1", "3a": "1", "3b": "3"}  # each part alone, with other workers than the whole
 
 
-@begun_early(evaluate_quick_scripts, first=True)
-def test_evaluate_quick_runs_every_part_and_writes_json(request):
-    runs, folder = early_results(request)
+def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
+    runs, folder = ran(evaluate_quick_scripts, tmp_path)
     out = runs.pop("whole")
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads((folder / "r.json").read_text())
@@ -4153,9 +4067,8 @@ def further_quick_scripts(folder):
                              str(folder / "r.json"), "--plots", str(folder / "figures")])]
 
 
-@begun_early(further_quick_scripts, first=True)
-def test_further_quick_answers_every_question_and_writes_json(request):
-    runs, folder = early_results(request)
+def test_further_quick_answers_every_question_and_writes_json(tmp_path):
+    runs, folder = ran(further_quick_scripts, tmp_path)
     out = runs["quick"]
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads((folder / "r.json").read_text())
@@ -4215,9 +4128,8 @@ def short_go_search_scripts(folder):
     return [Script("go 50", ["mcts.py", "--game", "go", "--simulations", "50"])]
 
 
-@begun_early(short_go_search_scripts)
-def test_a_short_go_search_prints_what_it_measured(request):
-    out = early_results(request)[0]["go 50"]
+def test_a_short_go_search_prints_what_it_measured(tmp_path):
+    out = ran(short_go_search_scripts, tmp_path)[0]["go 50"]
     assert out.returncode == 0 and "None" not in out.stdout and "B1's share of the visits: " in out.stdout
 
 
@@ -4227,9 +4139,8 @@ def figures_scripts(folder):
             Script("puct", ["puct.py", "--simulations", "100"])]
 
 
-@begun_early(figures_scripts)
-def test_scripts_run_and_print_their_figures(request):
-    runs, _ = early_results(request)
+def test_scripts_run_and_print_their_figures(tmp_path):
+    runs, _ = ran(figures_scripts, tmp_path)
     out = runs["go"]
     found = re.search(r"B1 is the most visited move for good from simulation (\d+)", out.stdout)
     assert out.returncode == 0 and found and int(found[1]) <= 500  # as in test_uct_on_the_go_corner_finds_b1...
@@ -4248,9 +4159,8 @@ def gumbel_training_scripts(folder):
                                "--simulations", "2", "--workers", "1", "--out", str(folder / "g.pt")])]
 
 
-@begun_early(gumbel_training_scripts)
-def test_gumbel_cli_trains_and_plays(request):
-    runs, folder = early_results(request)
+def test_gumbel_cli_trains_and_plays(tmp_path):
+    runs, folder = ran(gumbel_training_scripts, tmp_path)
     path, out = str(folder / "g.pt"), runs["trained"]
     assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
     assert torch.load(path, weights_only=True)["iterations_done"] == 1
@@ -4280,17 +4190,16 @@ def a_game_of_your_own_scripts(folder):
     common = ["--game", "nim_game:Nim", "--simulations", "6"]
     small = ["--iterations", "2", "--games", "8", "--steps", "3", "--hidden", "16", "--workers", "2"]
     return [Script("trained", [script, *common, *small, "--out", str(folder / "nim.pt")], folder),
-            Script("played", [script, *common, "--play", "--checkpoint", str(folder / "nim.pt")], folder, "1\n" * 10,
-                   after="trained")] + [
+            Script("played", [script, *common, "--play", "--checkpoint", str(folder / "nim.pt")], folder,
+                   "1\n" * 10)] + [
         Script(f"broken by {workers}", [script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
                                         "--out", str(folder / f"b{workers}.pt")], folder) for workers in ("1", "2")]
 
 
-@begun_early(a_game_of_your_own_scripts)
-def test_a_game_of_your_own_from_the_command_line(request):
+def test_a_game_of_your_own_from_the_command_line(tmp_path):
     # --game nim_game:Nim trains it with two workers and plays it (the three trainers share plumbing.command_line,
     # which imports it)
-    runs, folder = early_results(request)
+    runs, folder = ran(a_game_of_your_own_scripts, tmp_path)
     trained, played = runs["trained"], runs["played"]
     assert trained.returncode == 0 and trained.stdout.count("iteration ") == 2, trained.stderr[-2000:]
     assert torch.load(folder / "nim.pt", weights_only=True)["game"] == "nim_game:Nim"
@@ -4351,11 +4260,10 @@ def first_training_scripts(folder):
     return [Script("first", ["alphazero.py", *small_training(folder / "k.pt")])]
 
 
-@begun_early(first_training_scripts)
-def test_a_finished_training_is_never_replaced_unless_asked(request):
+def test_a_finished_training_is_never_replaced_unless_asked(tmp_path):
     # A first training writes k.pt and k.csv; the same --out again, from this trainer or another, is refused in one
     # line naming the three ways on, and both files are left as they were; --replace starts afresh over them.
-    runs, folder = early_results(request)
+    runs, folder = ran(first_training_scripts, tmp_path)
     out, small = folder / "k.pt", small_training(folder / "k.pt")
     assert runs["first"].returncode == 0, runs["first"].stderr[-2000:]
     before = out.read_bytes(), (folder / "k.csv").read_text()
@@ -4394,9 +4302,8 @@ def another_search_scripts(folder):
             for script in ("alphazero.py", "gumbel.py")]
 
 
-@begun_early(another_search_scripts)
-def test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_plays(request):
-    runs, folder = early_results(request)
+def test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_plays(tmp_path):
+    runs, folder = ran(another_search_scripts, tmp_path)
     path = folder / "g.pt"
     for script, says in (("alphazero.py", f"{path} was trained by gumbel.py; alphazero.py's search plays it here"),
                          ("gumbel.py", None)):
@@ -4959,11 +4866,10 @@ def fifo_scripts(folder):
                                  "--json", str(folder / "q.json")])]
 
 
-@begun_early(fifo_scripts)
-def test_a_fifo_at_any_path_is_refused_without_opening_it(request):
+def test_a_fifo_at_any_path_is_refused_without_opening_it(tmp_path):
     # A FIFO opened for reading or writing waits for a partner for ever; as --out, --play --checkpoint, --json or
     # --c4-positions it is refused in one line, before it is opened (a run that opened it would hang: the timeout).
-    runs, folder = early_results(request)
+    runs, folder = ran(fifo_scripts, tmp_path)
     fifo, kind = folder / "f.pt", "a FIFO (a named pipe)"
     for label, line in [("out", f"alphazero.py: error: {fifo} is {kind}, not a file: choose another --out"),
                         ("checkpoint", f"alphazero.py: error: {fifo} is {kind}, not a checkpoint"),
