@@ -3,7 +3,7 @@ lab's five "Going further" questions answered by measurement, and the strong pla
 
     python further.py                          # everything: about 46 minutes on 2 cores, estimated (44 measured
                                                # when the recipe had 120 iterations; see PARTS)
-    python further.py --part questions         # the five questions, the solver's check first (Part 2 runs first)
+    python further.py --part questions         # the five questions: the solver's check, then Part 2, then the rest
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
     python further.py --quick                  # every part at a small size, in under a minute
     python further.py --checkpoint data/connect4_plus.pt  # a Connect Four network: the truth, UCT-400, the solver

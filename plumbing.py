@@ -490,9 +490,9 @@ def clock():  # a Run's clock: seconds, less those paused
 
 
 def unreachable(known):
-    """Under the spawn and forkserver starts (macOS's, Python 3.14's) a worker is a new process that finds a class
-    only by importing its module: a class it cannot find so (defined in a function, in a notebook, or registered at
-    run time under another name) is refused in one line that says what to do."""
+    """Under the spawn and forkserver starts (macOS's; START asks for fork on Linux) a worker is a new process that
+    finds a class only by importing its module: a class it cannot find so (defined in a function, in a notebook, or
+    registered at run time under another name) is refused in one line that says what to do."""
     for cls in known:
         module = sys.modules.get(cls.__module__)
         if getattr(module, cls.__qualname__, None) is not cls or not getattr(module, "__file__", None):
