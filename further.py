@@ -497,13 +497,15 @@ def further_truth(args, part2, measures):
     sign = lambda x: (x > 0) - (x < 0)
     agree = sum(sign(r[f"{b}:search"]["fraction"] - r[f"{a}:search"]["fraction"]) == sign(uct[b] - uct[a])
                 for a, b in pairs)
+    judged = [it for it in its if r[f"{it}:search"]["judged"]]  # (at --quick's size, a network may have none)
     se_truth = statistics.mean(math.sqrt(max(r[f"{it}:search"]["fraction"] * (1 - r[f"{it}:search"]["fraction"]), 1e-9)
-                                         / max(r[f"{it}:search"]["judged"], 1)) for it in its)
+                                         / r[f"{it}:search"]["judged"]) for it in judged) if judged else None
     se_uct = statistics.mean(math.sqrt(uct[it] * (1 - uct[it]) / part2["uct_games"]) for it in its)
+    steadier = "the truth" if se_truth is not None and se_truth < se_uct else "the score"
     answer(args, f"the truth (search) orders {agree} of the {len(pairs)} pairs of snapshots as the score against "
-          f"UCT-{part2['uct_sims']} does;\n  standard errors: the truth's {se_truth:.3f} on average, the score's {se_uct:.3f} (over "
-          f"{part2['uct_games']} games): "
-          f"{'the truth is the steadier measure' if se_truth < se_uct else 'the score is the steadier measure'}")
+          f"UCT-{part2['uct_sims']} does;\n  standard errors: the truth's "
+          f"{'-, no move judged,' if se_truth is None else f'{se_truth:.3f}'} on average, the score's {se_uct:.3f} "
+          f"(over {part2['uct_games']} games): {steadier} is the steadier measure")
     return {"ours": {it: {"policy": r[f"{it}:policy"], "search": r[f"{it}:search"], "search_v_uct": uct[it]}
                      for it in its}, "pairs_agreeing": agree, "pairs": len(pairs), "se_truth": se_truth,
             "se_uct": se_uct}

@@ -924,7 +924,7 @@ class Run:
         held = (f"{self.out} is gone: nothing saved there" if self.saved and not os.path.isfile(self.out) else
                 f"{self.out} holds iteration {self.saved}" + (", the last" if done else ", the last whose loss was a "
                 "number" if isinstance(error, NotANumber) else f": add {self.say['resume']} to go on")
-                if self.saved else "nothing saved")
+                if self.saved else "nothing saved" + f"; {self.out} is as it was" * os.path.isfile(self.out))
         if isinstance(error, BrokenPipeError) and done:  # the reader went after the last line: the work is done
             error.status, error.note = 0, None
         elif isinstance(error, Fault):  # a worker that died, the system's refusal to save (say, a full disk)
@@ -1017,7 +1017,7 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
                         "class in an importable module, with the settings' first defaults; default connect4)")
     for key, setting in settings.items():
         value = setting.default
-        own = "".join(f"; {game} {s[key]}" for game, s in game_settings.items() if key in s)
+        own = "".join(f"; {game}'s {s[key]}" for game, s in game_settings.items() if key in s)
         kind = dict(choices=setting.choices) if setting.choices else \
             dict(type=(number_in if type(setting.low) is float else whole)(setting.low, setting.high),
                  metavar="X" if type(setting.low) is float else "N")

@@ -3232,8 +3232,8 @@ def test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header(tmp
 
 def test_a_replace_stopped_before_its_first_save_says_nothing_saved(tmp_path):
     # --replace over a finished training of 1 iteration, stopped before its own first save (on_iteration at 0 raises
-    # the stop): its line speaks of this run (iteration 1, nothing saved), not of the training it was to replace,
-    # which is intact (it said "interrupted at iteration 2; t.pt holds iteration 1: add --resume to go on")
+    # the stop): its line speaks of this run (iteration 1, nothing saved) and says that the training it was to replace
+    # is intact (it had said "interrupted at iteration 2; t.pt holds iteration 1: add --resume to go on")
     path = str(tmp_path / "t.pt")
     cfg = alphazero.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1)
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
@@ -3243,7 +3243,7 @@ def test_a_replace_stopped_before_its_first_save_says_nothing_saved(tmp_path):
     with pytest.raises(plumbing.Stopped) as e:
         alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
                         alphazero.Run(1, path, replace=True, log=lambda line: None), on_iteration=stop)
-    assert e.value.note == "interrupted at iteration 1; nothing saved"
+    assert e.value.note == f"interrupted at iteration 1; nothing saved; {path} is as it was"
     assert torch.load(path, weights_only=True)["iterations_done"] == 1
 
 
