@@ -4595,21 +4595,23 @@ def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(arg
 
 def test_a_report_stopped_as_it_runs_again_leaves_the_last_complete_json_as_it_was(tmp_path):
     # r.json holds a complete run's numbers (a stand-in, in evaluate.py's kind). Run again and stopped by Ctrl-C once
-    # its second part has begun: r.json is as it was, byte for byte, and the part that finished is in
-    # r.json.partial, as its one line says. A run that finishes replaces r.json, and no partial file is left.
+    # its second part has begun: r.json is as it was, byte for byte, and the parts that finished (the first, or more
+    # on a busy machine, where the lines may be read late) are in r.json.partial, as its one line says. A run that
+    # finishes replaces r.json, and no partial file is left.
     import signal
     path = tmp_path / "r.json"
     path.write_text('{"written by": "evaluate.py", "blog": {"seconds": 1.0}, "1": {"seconds": 2.0}}')
     before = path.read_bytes()
     p = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--json", str(path)], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
-    read_lines(p, lambda lines: sum(line.startswith("[") for line in lines) == 2)  # the second part's first line
+    read_lines(p, lambda lines: sum(line.startswith("[") for line in lines) >= 2)  # the second part's first line
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=600)
-    assert p.returncode == 130 and err.strip() == f"interrupted; the parts that finished (blog) are in " \
-        f"{path}.partial; {path} is as it was, the last complete run's", err[-2000:]
+    finished = [part for part in json.loads((tmp_path / "r.json.partial").read_text()) if part != "written by"]
+    assert p.returncode == 130 and err.strip() == f"interrupted; the parts that finished ({', '.join(finished)}) are " \
+        f"in {path}.partial; {path} is as it was, the last complete run's", err[-2000:]
     assert path.read_bytes() == before
-    assert set(json.loads((tmp_path / "r.json.partial").read_text())) == {"written by", "blog"}
+    assert finished[0] == "blog" and finished == list(evaluate.PARTS)[:len(finished)] and "3b" not in finished
     out = run("evaluate.py", "--quick", "--part", "blog", "--json", str(path))
     assert out.returncode == 0 and set(json.loads(path.read_text())) == {"written by", "blog"}
     assert sorted(os.listdir(tmp_path)) == ["r.json"]
