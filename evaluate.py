@@ -1274,8 +1274,7 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         if isinstance(e, ValueError):
             sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
         plumbing.release(args.json)  # (the finally below does not run: os._exit)
-        os.write(2, f"{chr(10) * sys.stderr.isatty()}interrupted; {saved}\n".encode())  # (a new line after ^C)
-        os._exit(e.status)  # at once: no exit handler waits for anything
+        plumbing.last_line(f"interrupted; {saved}", e.status)
     finally:
         POOL.close()
         plumbing.release(args.json)
@@ -1283,6 +1282,10 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
 
 
-if __name__ == "__main__":
+def command():  # this script's command line (a test runs it with its workers spawned)
     main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules, needs=NEEDS,
          ahead={"3a": part_3a_trainings})
+
+
+if __name__ == "__main__":
+    command()

@@ -5,7 +5,7 @@
 """
 import signal
 
-if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+if __name__ == "__main__":  # a stop signal while the imports load waits, then ends the script in one line
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import math
@@ -149,8 +149,8 @@ if __name__ == "__main__":
     on_step, record = track_lead(games.go_point("B1")) if args.game == "go" else (None, None)
     start = time.process_time()
     root = uct_search(state, rollout, args.simulations, c=c, seed=args.seed, on_step=on_step)
-    seconds = time.process_time() - start
-    print(f"\nUCT, {args.simulations} simulation{'s' * (args.simulations > 1)}, c = {c}, seed {args.seed}: {seconds:.1f} CPU-s")
+    seconds, n = time.process_time() - start, f"{args.simulations} simulation" + "s" * (args.simulations > 1)
+    print(f"\nUCT, {n}, c = {c}, seed {args.seed}: {seconds:.1f} CPU-seconds")
     print_visits(state, root)
     print(f"best move: {state.move_name(best_move(root))}")
     if args.game == "go":
@@ -163,7 +163,7 @@ if __name__ == "__main__":
             print(f"\nB1's share of the visits: {b1_visits / args.simulations:.0%}")
         lead = record["lead_from"]
         print(f"B1 is the most visited move for good from simulation {lead}" if lead is not None else
-              f"B1 is not the most visited move at the end ({args.simulations} simulation{'s' * (args.simulations > 1)})")
+              f"B1 is not the most visited move at the end ({n})")
     if args.game == "chess":
         n_flat = args.flat or 400
         flat = flat_monte_carlo(state, rollout, n_flat, seed=args.seed)

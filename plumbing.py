@@ -53,9 +53,17 @@ class Stopped(KeyboardInterrupt):
         self.status, self.note = 128 + signum, None
 
 
+def last_line(note, status):
+    """End the process at once (no exit handler waits for anything) with status, its last line note on stderr (after
+    a new line on a terminal, where ^C was echoed); a stderr closed or without a reader takes nothing."""
+    with contextlib.suppress(OSError):
+        os.write(2, f"{chr(10) * os.isatty(2)}{note}\n".encode() if note else b"")
+    os._exit(status)
+
+
 def end_in_one_line(signum, frame):
-    """mcts.py's and puct.py's handler of STOPS: "interrupted" (on a new line after ^C), and 128 + the signal."""
-    os._exit(os.write(2, b"\ninterrupted\n"[not os.isatty(2):]) and 128 + signum)
+    """The handler of STOPS of mcts.py, puct.py, and evaluate.py until its work begins: "interrupted", 128 + it."""
+    last_line("interrupted", 128 + signum)
 
 
 def stop(signum, frame):
@@ -168,9 +176,8 @@ def run_main(work):
     except (Stopped, BrokenPipeError) as e:  # (a pipe's reader gone: quiet, but for what a training saved)
         note = getattr(e, "note", None) or ("" if isinstance(e, BrokenPipeError) else "bye" if "--play" in sys.argv
                                             else "interrupted")
-        os.write(2, f"{chr(10) * sys.stderr.isatty()}{note}\n".encode() if note else b"")  # (a new line after ^C)
-        os._exit(getattr(e, "status", 128 + signal.SIGPIPE))  # at once: no exit handler waits for anything;
-    except EOFError:                                           # (0: the reader went once the work was done)
+        last_line(note, getattr(e, "status", 128 + signal.SIGPIPE))  # (0: the reader went once the work was done)
+    except EOFError:
         print("\nbye")
     finally:
         ignore_stops()
@@ -257,15 +264,15 @@ def lock(path, flag):
     if path.endswith(".lock"):  # another run's lock of the path before it: a training onto that one would remove it
         raise ValueError(f"{path} ends in .lock, as the lock beside {path[:-5]} does: choose another {flag}")
     name = f"{path}.lock"
-    while True:
+    for _ in range(100):  # (a retry each time a run ending meanwhile removed the lock file taken: a few at most)
         if not_a_file(name):
             raise ValueError(f"{name}, the lock beside {path}, is {not_a_file(name)}: remove it, or choose another "
                              f"{flag}")
         try:
             fd = os.open(name, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as e:
-            raise ValueError(f"cannot write {'the checkpoint ' * (flag in ('--out', 'out'))}{path}: {e.strerror}") \
-                from None
+            raise ValueError(f"cannot write {'the checkpoint ' * (flag in (WORDS[True]['out'], WORDS[False]['out']))}"
+                             f"{path}: {e.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -282,6 +289,8 @@ def lock(path, flag):
             if os.stat(name).st_ino == os.fstat(fd).st_ino:  # (not a lock file removed as its run ended)
                 break
         os.close(fd)
+    else:
+        raise ValueError(f"{name}, the lock beside {path}, keeps being removed as it is taken: choose another {flag}")
     os.ftruncate(fd, 0)
     os.write(fd, str(os.getpid()).encode())
     LOCKS[path] = fd
@@ -350,8 +359,10 @@ def write_atomic(path, data):
 def add_row(path, header, row, anew=False):
     """Add a line to a CSV atomically (see write_atomic); a missing file, or anew (a training's first iteration,
     --replace's too), starts with the header."""
-    old = open(path).read() if os.path.exists(path) and not anew else header
-    write_atomic(path, old + row)
+    if os.path.exists(path) and not anew:
+        with open(path) as f:
+            header = f.read()
+    write_atomic(path, header + row)
 
 
 def read_checkpoint(path, read, game=None, known=()):
@@ -802,7 +813,11 @@ class Run:
     def __enter__(self):
         if self.out is not None:
             claim(self.out, self.fresh, lambda path: self.load(path, as_net=False), self.say)
-        self.restore = self.start_process()  # (at the end, its threads and gc thresholds as they were)
+        try:
+            self.restore = self.start_process()  # (at the end, its threads and gc thresholds as they were)
+        except BaseException:  # (a stop signal, say: the path is not left claimed by this process)
+            release(self.out)
+            raise
         self.began, self.workers, self.line = clock(), Workers(1, None), LiveLine()
         return self
 
@@ -877,7 +892,8 @@ class Run:
         self.show(steps=self.steps + 1)
 
     def show(self, steps=None, counts=()):  # on a terminal: the work so far, on one line, redrawn; in a worker (a
-        pause_point()                       # training beside others), a step where it may pause
+        pause_point()                       # training beside others), a step where it may pause. A share's moves
+        # are counted here too: a game past MOST_MOVES stops the training (a Fault)
         self.steps, now = self.steps if steps is None else steps, clock()
         self.counts.update(counts)
         for k in counts:
@@ -960,7 +976,7 @@ def check_settings(game, settings, cfg):
 def whole(lo, hi):
     """An argparse type: a whole number from lo to hi."""
     def parse(text):
-        if not text.strip().lstrip("-").isdecimal() or not lo <= int(text) <= hi:
+        if not text.strip().removeprefix("-").isdecimal() or not lo <= int(text) <= hi:
             raise argparse.ArgumentTypeError(f"must be a whole number from {lo} to {hi}, not {text!r}")
         return int(text)
     return parse
@@ -1026,7 +1042,7 @@ def command_line(doc, settings, game_settings, games, default, for_play, idle=No
                             help=f"{setting.meaning}{span} (default {'none' if value is None else value}{own})")
     parser.add_argument("--seed", type=whole(0, 2**32 - 1), help="random seed, 0 to 2^32 - 1 (default 0)")
     parser.add_argument("--workers", type=whole(1, 256), help=f"self-play processes, 1 to 256 (default "
-                        f"{os.cpu_count()}); a training's two shares keep two busy at most")
+                        f"{os.cpu_count()}); a training's {SHARES} shares keep {SHARES} busy at most")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
     parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
     parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV: without "

@@ -6,7 +6,7 @@ rollout. The "network" here is a stand-in: uniform priors, or priors leaning on 
 """
 import signal
 
-if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
+if __name__ == "__main__":  # a stop signal while the imports load waits, then ends the script in one line
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import math
