@@ -10,14 +10,10 @@ them together; the plumbing is below the banner.
     python alphazero.py --game connect4 --play                # then play against it in the terminal
     python alphazero.py --game tictactoe                      # the lab's Part 1
 """
-import signal
-
-if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
-import gc
 import io
 import math
 import sys
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -222,19 +218,16 @@ def choose_move(state, net, n_simulations):
     return best_move(search([state], net, n_simulations)[0])
 
 
-def self_play(game, net, n_games, cfg, rng, on_move=None):
+def self_play(game, net, n_games, cfg, rng):
     """Play n_games side by side, both sides searching with the settings cfg; return the examples (x, pi, z): each
     position seen by the player to move, its visit distribution, and the game's outcome for that player.
-    game: the game's class (its constructor gives the start position); on_move(games over, positions so far), if
-    given, is told before each move (for a progress line)."""
+    game: the game's class (its constructor gives the start position)."""
     states = [game() for _ in range(n_games)]
     roots = [None] * n_games
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
     while True:
         live = [i for i in range(n_games) if not states[i].is_over()]
-        if on_move:
-            on_move(n_games - len(live), sum(map(len, history)))
         if not live:
             break
         found = search([states[i] for i in live], net, cfg["simulations"], cfg["c_puct"],
@@ -264,9 +257,8 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
             np.array(zs, np.float32))
 
 
-def fit(net, optimizer, data, steps, batch, rng, on_step=None):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p. on_step(), if given, is
-    told after each step (for a progress line)."""
+def fit(net, optimizer, data, steps, batch, rng):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; returns the mean losses."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     losses = []
     for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
@@ -278,9 +270,7 @@ def fit(net, optimizer, data, steps, batch, rng, on_step=None):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
-        if on_step:
-            on_step()
-    return np.mean(losses, axis=0)
+    return np.mean(losses, axis=0).tolist()
 
 
 def settings(game, **overrides):
@@ -297,88 +287,52 @@ def settings(game, **overrides):
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
-    `window` iterations, repeat; return the trained Net. run (a Run: worker processes, --resume, checkpoints, the log;
-    by default this process alone, nothing saved; it sets how this process computes, see start_process, and puts
-    its threads and gc thresholds back at the end); on_iteration(it, net) is told after each iteration and, on a
-    fresh run, at 0."""
+    `window` iterations, repeat; return the trained Net. run: a Run (worker processes, the checkpoint, resume; by
+    default this process alone, nothing saved); on_iteration(it, net) is told after each iteration (and at 0)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     Game = GAMES[game]  # the class: its constructor gives the start position
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
-    with run or Run() as run:
-        replay = []  # the replay window: the last iterations' examples
-        done = run.begin(game, cfg, net, optimizer, dict(rng=rng, replay=replay))  # 0, or with --resume the
-        # checkpoint's iterations, with net, Adam, rng and replay as they were: it goes on as if never stopped
-        if on_iteration and not done:
-            on_iteration(0, net)
+    run = run or Run()  # by default this process alone, nothing saved
+    replay, done = [], 0  # the replay window: the last iterations' examples; the iterations done
+    if run.resume:  # go on from the checkpoint as if never stopped: the network, Adam, the stream, the window
+        ckpt = run.resumable(load(run.out, game, as_net=False), ALGORITHM, cfg)
+        net.load_state_dict(ckpt["state_dict"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        rng.bit_generator.state = ckpt["rng"]
+        replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
+        run.rows, done = ckpt["rows"], ckpt["iterations_done"]
+    elif on_iteration:
+        on_iteration(0, net)
+    with run:  # its workers started, its checkpoint's path claimed; however it ends, it says what it saved
         for it in range(done + 1, cfg["iterations"] + 1):
-            # self_play(Game, net, n_games, cfg, rng), its games played as two shares in the Run's workers: share k
-            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.in_shares joins their examples
-            x, pi, z = run.in_shares(self_play, Game, NumpyNet(net), cfg["games"], cfg, (seed, it))
+            t0 = time.time()
+            # the games in two shares (the lab's two halves), played side by side in the workers; share k draws
+            # from a random stream of its own, seeded (seed, it, k), so that no number depends on the workers
+            shares = [cfg["games"] - cfg["games"] // 2, cfg["games"] // 2][:cfg["games"]]
+            rngs = [np.random.default_rng((seed, it, k)) for k in range(len(shares))]
+            played = run.map(self_play, [Game] * 2, [NumpyNet(net)] * 2, shares, [cfg] * 2, rngs)
+            x, pi, z = (np.concatenate(part) for part in zip(*played))
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay[:] = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations
-            losses = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng, run.step_done)
-            run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
+            replay = (replay + [(x, pi, z)])[-cfg["window"]:]  # the replay window: the last `window` iterations
+            t1 = time.time()
+            value_loss, policy_loss = fit(net, optimizer, replay, cfg["steps"], cfg["batch"], rng)
+            if not math.isfinite(value_loss + policy_loss):  # diverged: stop before a network of nans is saved
+                raise ValueError(f"the loss is {value_loss + policy_loss} at iteration {it}: the training diverged")
+            run.rows.append(dict(iteration=it, positions=len(z), value_loss=value_loss, policy_loss=policy_loss,
+                                 self_play_s=t1 - t0, training_s=time.time() - t1))
+            if run.out:
+                save(net, run.out, game, optimizer, cfg, dict(iterations_done=it, rng=rng.bit_generator.state,
+                                                            replay=replay, rows=run.rows))
+            run.log_iteration(cfg)  # its line, and the CSV beside the checkpoint
             if on_iteration:
                 on_iteration(it, net)
     return net
-
-
-# Plumbing: the settings' checks, the Run, checkpoints, the terminal game, the command line (plumbing.py) ----
-import plumbing  # noqa: E402 (the machinery: the algorithm above needs none of it)
-
-
-def check_game(game, cfg):
-    """Before any work: every setting is there and in its range, and the game has what the trainers call
-    (games.NetworkGame) and the optional parts its settings use (games.Mirrored for --mirror 1), and its start
-    position fits the network."""
-    plumbing.check_settings(game, SETTINGS, cfg)
-    games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]))
-
-
-def start_process():
-    """How every process computes, set first thing in each, however started (README: Speed); returns what puts back
-    the caller's threads (numpy's and torch's) and gc thresholds (not denormals: torch cannot say how they were)."""
-    threads, thresholds, blas = torch.get_num_threads(), gc.get_threshold(), plumbing.one_blas_thread()
-    torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
-    torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
-    gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds), blas())
-
-
-def save(net, path, game, optimizer=None, iterations_done=None, cfg=None, kept=None):
-    """`game`'s network, atomically; with an optimizer, what --resume needs: Adam, iterations, settings, kept."""
-    ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
-    if optimizer:
-        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, settings=cfg, kept=kept)
-    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
-    plumbing.write_atomic(path, buffer.getvalue())
-
-
-def load(path, game=None, as_net=True):
-    """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
-    missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
-    ckpt = plumbing.read_checkpoint(path, lambda path: torch.load(path, weights_only=True), game, GAMES)
-    if not as_net:
-        return ckpt
-    net = Net(GAMES[ckpt["game"]].encoding_size, GAMES[ckpt["game"]].n_actions, ckpt["hidden"])
-    try:
-        net.load_state_dict(ckpt["state_dict"])
-    except Exception:
-        raise ValueError(f"{path}'s weights do not fit a {ckpt['game']} network of {ckpt['hidden']} units" if ckpt.get(
-            "net", "mlp") == "mlp" else f"{path} holds a {ckpt['net']} network, which {ALGORITHM}.py cannot build")
-    return net
-
-
-class Run(plumbing.Run):
-    """What train is handed: plumbing.Run with this file's ways to compute, save and load, name, plain settings."""
-    start_process, save, load = map(staticmethod, (start_process, save, load))
-    algorithm, plain, games = ALGORITHM, settings(None), GAMES  # see plumbing.Run.resume_from and begin
 
 
 def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False):
@@ -396,27 +350,50 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
     games.play_in_terminal(game(), agent, human_first)
 
 
-def main():
-    """The command line: the flags, made from SETTINGS and checked (bad input: one line); then train, or --play."""
-    args = plumbing.command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME.pt",
-                              for_play={"simulations", "c_puct", "reuse_tree", "checkpoint", "first"},
-                              idle={"alpha": ("noise", 0)})
+# Plumbing: the checks, the checkpoint's save and load, the command line (plumbing.py) ---------------------------------
+from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
+
+
+def check_game(game, cfg):  # before any work, in one line: the settings, and the game against the contract
+    check_settings(SETTINGS, cfg)
+    games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]))
+
+
+def save(net, path, game, optimizer=None, cfg=None, kept=None):
+    """The network, atomically; with an optimizer, what --resume needs: Adam, the settings, kept (the iterations done,
+    the random stream, the replay window, the CSV's rows)."""
+    ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "state_dict": net.state_dict()}
+    if optimizer:
+        replay = [[torch.from_numpy(part) for part in example] for example in kept["replay"]]
+        ckpt.update(kept, optimizer=optimizer.state_dict(), settings=cfg, replay=replay)
+    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
+    write_atomic(path, buffer.getvalue())
+
+
+def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict; a ValueError in words
+    ckpt = read_checkpoint(path, game, GAMES)
+    if not as_net:
+        return ckpt
+    net = Net(GAMES[ckpt["game"]].encoding_size, GAMES[ckpt["game"]].n_actions, ckpt["hidden"])
+    try:
+        net.load_state_dict(ckpt["state_dict"])
+    except Exception:
+        raise ValueError(f"{path} holds a network that {ALGORITHM}.py cannot build") from None
+    return net
+
+
+def main():  # the flags, made from SETTINGS; then train, or --play
+    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME.pt",
+                        for_play={"simulations", "c_puct", "reuse_tree", "checkpoint", "first"})
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
-    default = f"{args.game.split(':')[-1].lower()}.pt"
-    path = next(p for p in (args.checkpoint if args.play else args.out, default) if p is not None)  # "": refused
+    path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}.pt"
     if args.play:
-        trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
-        if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
-            print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(GAMES[args.game], NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"],
-             cfg["reuse_tree"])
+        play(GAMES[args.game], NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent",
+             cfg["c_puct"], cfg["reuse_tree"])
     else:
-        train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace, flags=True))
-        return (f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
-                + (f" --checkpoint {path}" if path != default else ""))  # the last words: run_main prints them
+        train(args.game, cfg, args.seed, Run(args.workers, path, args.resume, args.replace, flags=True))
+        return f"\ncheckpoint: {path}\nplay it: python {sys.argv[0]} --game {args.game} --play --checkpoint {path}"
 
 
 if __name__ == "__main__":
-    for sig in plumbing.STOPS:
-        signal.signal(sig, plumbing.stop)  # from here on each ends in one line (see plumbing.run_main)
-    plumbing.run_main(main)
+    run_main(main)

@@ -8,15 +8,11 @@ which left fewer blind spots at each of 3 seeds at no cost elsewhere.
     python alphazero_plus.py --game connect4 --play           # then play against it in the terminal
     python alphazero_plus.py --game connect4 --play --checkpoint data/connect4_plus.pt   # the one shipped
 """
-import signal
-
-if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import copy
-import gc
 import io
 import math
 import sys
+import time
 from typing import NamedTuple
 
 import numpy as np
@@ -331,15 +327,14 @@ def choose_move(state, net, n_simulations, solver=False):
     return best_move(search([state], net, n_simulations, solver=solver)[0])
 
 
-def self_play(game, net, n_games, cfg, rng, on_move=None):
+def self_play(game, net, n_games, cfg, rng):
     """Play n_games of `game` (its class) side by side, both sides searching with the settings cfg; return the
     examples (x, pi, z): each position seen by the player to move, its visit distribution (--target improved: the
     improved policy), and the game's outcome for that player (--q-weight w: mixed with the search's value q, (1 - w)
     z + w q, less noisy). --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with
     noise and becomes an example with probability f; the others get a cheap search of fast_simulations, without
     noise, and only move. --random-moves p: a move is uniformly random with probability p, its position searched and
-    kept all the same (the opponent meets positions random games reach). on_move(games over, positions so far), if
-    given, is told before each move (for a progress line)."""
+    kept all the same (the opponent meets positions random games reach)."""
     states = [game() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
     for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are
@@ -357,8 +352,6 @@ def self_play(game, net, n_games, cfg, rng, on_move=None):
     played = [0] * n_games  # the moves each game's searches have chosen
     while True:
         live = [i for i in range(n_games) if not states[i].is_over()]
-        if on_move:
-            on_move(n_games - len(live), sum(map(len, history)))
         if not live:
             break
         full = {i for i in live if full_fraction >= 1 or rng.random() < full_fraction}
@@ -452,13 +445,12 @@ def average_positions(x, pi, z):
     return x, pi.astype(np.float32), z.astype(np.float32)
 
 
-def fit(net, optimizer, data, steps, batch, rng, on_step=None, cycle=False):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p. on_step(), if given, is
-    told after each step (for a progress line); with cycle (--lr-cycle 1) each step's size is the optimizer's times
-    one_cycle's factor."""
+def fit(net, optimizer, data, steps, batch, rng, cycle=False):
+    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; returns the mean losses.
+    With cycle (--lr-cycle 1) each step's size is the optimizer's times one_cycle's factor."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
     if not len(z):  # --full-fraction: no position kept yet, nothing to learn from
-        return np.array([np.nan, np.nan])
+        return [math.nan, math.nan]
     losses, (group,) = [], optimizer.param_groups  # one group: every weight
     rate = group["lr"]
     for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
@@ -471,10 +463,8 @@ def fit(net, optimizer, data, steps, batch, rng, on_step=None, cycle=False):
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
-        if on_step:
-            on_step()
     group["lr"] = rate  # as it was: a checkpoint records the iteration's step size
-    return np.mean(losses, axis=0)
+    return np.mean(losses, axis=0).tolist()
 
 
 def one_cycle(step, steps, low=0.1):
@@ -519,108 +509,65 @@ def with_weights(net, weights):  # a copy of net with other weights (a state_dic
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the network (--pipeline: one step older), train it on the
-    replay window (see window_size, average_positions), repeat; return the Net. run: a Run (workers, --resume,
-    checkpoints, the log; by default this process alone, nothing saved; start_process says what it sets and puts
-    back); on_iteration(it, net) is told after each iteration and, on a fresh run, at 0."""
+    replay window (see window_size, average_positions), repeat; return the trained Net. run: a Run (worker processes,
+    the checkpoint, resume; by default this process alone, nothing saved); on_iteration(it, net) is told after each
+    iteration (and at 0)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     Game = GAMES[game]  # the class: its constructor gives the start position
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"], Game.board_shape if cfg["net"] == "conv" else None)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
-    with run or Run() as run:
-        replay, older = [], {}  # the replay window: the last iterations' examples; --pipeline: the weights that play
-        # the games begun while the network trains
-        done = run.begin(game, cfg, net, optimizer, dict(rng=rng, replay=replay, older=older))  # 0, or with --resume
-        # the checkpoint's iterations, with net, Adam, rng, replay and older as they were: as if never stopped
-        if on_iteration and not done:
-            on_iteration(0, net)
+    run = run or Run()  # by default this process alone, nothing saved
+    replay, older, done = [], {}, 0  # the replay window; --pipeline: the weights that play the games begun while
+    # the network trains; the iterations done
+    if run.resume:  # go on from the checkpoint as if never stopped: the network, Adam, the stream, the window
+        ckpt = run.resumable(load(run.out, game, as_net=False), ALGORITHM, cfg)
+        net.load_state_dict(ckpt["state_dict"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        rng.bit_generator.state = ckpt["rng"]
+        replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
+        run.rows, done, older = ckpt["rows"], ckpt["iterations_done"], ckpt["older"]
+    elif on_iteration:
+        on_iteration(0, net)
+    with run:  # its workers started, its checkpoint's path claimed; however it ends, it says what it saved
         for it in range(done + 1, cfg["iterations"] + 1):
-            # self_play(Game, net, n_games, cfg, rng), its games played as two shares in the Run's workers: share k
-            # with a random stream of its own, seeded (seed, it, k); plumbing.Run.collect_shares joins their examples
+            t0 = time.time()
             snapshot = NumpyNet(net)
             if it == done + 1 or not cfg["pipeline"]:  # (--pipeline: these began while the last iteration trained;
-                played_by = NumpyNet(with_weights(net, older)) if older else snapshot  # resumed: with those weights)
-                run.begin_shares(self_play, Game, played_by, cfg["games"], cfg, (seed, it))
-            x, pi, z = run.collect_shares()
+                played = play_shares(run, Game, NumpyNet(with_weights(net, older)) if older else snapshot, cfg,
+                                     (seed, it))  # resumed: with those weights)
+            x, pi, z = (np.concatenate(part) for part in zip(*[share.result() for share in played]))
             if cfg["pipeline"] and it < cfg["iterations"]:  # --pipeline: the next iteration's games begin now, played
-                run.begin_shares(self_play, Game, snapshot, cfg["games"], cfg, (seed, it + 1))  # as this network trains
-                older.update({name: w.clone() for name, w in net.state_dict().items()})
+                played = play_shares(run, Game, snapshot, cfg, (seed, it + 1))  # as this network trains
+                older = {name: w.clone() for name, w in net.state_dict().items()}
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay[:] = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
+            replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
             optimizer.param_groups[0]["lr"] = step_size(cfg, it)  # (one group: every weight)
             window = [average_positions(*(np.concatenate(p) for p in zip(*replay)))] if cfg["average"] else replay
-            losses = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, run.step_done, cfg["lr_cycle"])
-            run.iteration_done(it, net, optimizer, losses, len(z))  # the checkpoint, the CSV and the log's line
+            t1 = time.time()
+            value_loss, policy_loss = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, cfg["lr_cycle"])
+            if not math.isfinite(value_loss + policy_loss) and sum(len(z) for *_, z in window):  # diverged: stop
+                raise ValueError(f"the loss is {value_loss + policy_loss} at iteration {it}: the training diverged")
+            run.rows.append(dict(iteration=it, positions=len(z), value_loss=value_loss, policy_loss=policy_loss,
+                                 self_play_s=t1 - t0, training_s=time.time() - t1))
+            if run.out:
+                save(net, run.out, game, optimizer, cfg, dict(iterations_done=it, rng=rng.bit_generator.state,
+                                                            replay=replay, rows=run.rows, older=older))
+            run.log_iteration(cfg)  # its line, and the CSV beside the checkpoint
             if on_iteration:
                 on_iteration(it, net)
     return net
 
 
-# Plumbing: the settings' checks, the Run, checkpoints, the terminal game, the command line (plumbing.py) ----
-import plumbing  # noqa: E402 (the machinery: the algorithm above needs none of it)
-
-
-def check_game(game, cfg):
-    """Before any work: every setting is there and in its range, and the game has what the trainers call
-    (games.NetworkGame) and the optional parts its settings use (games.Mirrored for --mirror 1, games.Board for
-    --net conv), and its start position fits the network."""
-    plumbing.check_settings(game, SETTINGS, cfg)
-    games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]),
-                             *[games.Board] * (cfg["net"] == "conv"))
-    if cfg["lr_final"] is not None and cfg["lr_final"] > cfg["lr"]:
-        raise ValueError(f"--lr-final {cfg['lr_final']} must be at most --lr {cfg['lr']}: the step size falls to it")
-    if cfg["full_fraction"] < 1 and cfg["fast_simulations"] > cfg["simulations"]:
-        its = ", its default" if cfg["fast_simulations"] == SETTINGS["fast_simulations"].default else ""
-        raise ValueError(f"--fast-simulations, the cheap searches ({cfg['fast_simulations']}{its}), must be at most "
-                         f"--simulations {cfg['simulations']}")
-    if cfg["window_start"] is not None and cfg["window_start"] > cfg["window"]:
-        raise ValueError(f"--window-start is where a growing window starts: at most --window {cfg['window']}")
-
-
-def start_process():
-    """How every process computes, set first thing in each, however started (README: Speed); returns what puts back
-    the caller's threads (numpy's and torch's) and gc thresholds (not denormals: torch cannot say how they were)."""
-    threads, thresholds, blas = torch.get_num_threads(), gc.get_threshold(), plumbing.one_blas_thread()
-    torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
-    torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
-    gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds), blas())
-
-
-def save(net, path, game, optimizer=None, iterations_done=None, cfg=None, kept=None):
-    """`game`'s network, atomically, with what --resume needs (Adam, iterations, kept: see plumbing.Run.begin);
-    with no optimizer, the weights and settings."""
-    ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
-            "state_dict": net.state_dict(), **({"settings": cfg} if cfg else {})}
-    if optimizer:
-        ckpt.update(optimizer=optimizer.state_dict(), iterations_done=iterations_done, kept=kept)
-    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
-    plumbing.write_atomic(path, buffer.getvalue())
-
-
-def load(path, game=None, as_net=True):
-    """A saved Net (search takes it as it is), or the dict; ValueError in one line, in words, for a file that is
-    missing, empty, not a torch file, not a checkpoint of these scripts, or of another game."""
-    ckpt = plumbing.read_checkpoint(path, lambda path: torch.load(path, weights_only=True), game, GAMES)
-    if not as_net:
-        return ckpt
-    g = GAMES[ckpt["game"]]
-    net = Net(g.encoding_size, g.n_actions, ckpt["hidden"], g.board_shape if ckpt.get("net") == "conv" else None)
-    try:
-        net.load_state_dict(ckpt["state_dict"])
-    except Exception:
-        raise ValueError(f"{path}'s weights do not fit a {ckpt['game']} network of {ckpt['hidden']} units") from None
-    return net
-
-
-class Run(plumbing.Run):
-    """What train is handed: plumbing.Run with this file's ways to compute, save and load, name, plain settings."""
-    start_process, save, load = map(staticmethod, (start_process, save, load))
-    algorithm, plain, games = ALGORITHM, settings(None), GAMES  # see plumbing.Run.resume_from and begin
+def play_shares(run, Game, net, cfg, seed):
+    """self_play's games of an iteration begun in the run's workers, as two shares (see alphazero.py's train): share k
+    with a random stream of its own, seeded (*seed, k), seed being (the run's seed, the iteration). Their Futures."""
+    shares = [cfg["games"] - cfg["games"] // 2, cfg["games"] // 2][:cfg["games"]]
+    return [run.submit(self_play, Game, net, n, cfg, np.random.default_rng((*seed, k))) for k, n in enumerate(shares)]
 
 
 def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
@@ -638,30 +585,53 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
     games.play_in_terminal(game(), agent, human_first)
 
 
-def main():
-    """The command line: the flags, made from SETTINGS and checked (bad input: one line); then train, or --play."""
-    args = plumbing.command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt",
-                              for_play={"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"},
-                              idle={"alpha": ("noise", 0), "fast_simulations": ("full_fraction", 1),
-                                    "opening_moves": ("random_openings", 0)})
+# Plumbing: the checks, the checkpoint's save and load, the command line (plumbing.py) ---------------------------------
+from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
+
+
+def check_game(game, cfg):  # before any work, in one line: the settings together, the game against the contract
+    check_settings(SETTINGS, cfg)
+    if (cfg["lr_final"] or 0) > cfg["lr"] or (cfg["window_start"] or 0) > cfg["window"]:
+        raise ValueError("--lr-final and --window-start must be at most --lr and --window")
+    needs = [games.Mirrored] * cfg["mirror"] + [games.Board] * (cfg["net"] == "conv")  # (the optional parts used)
+    games.check_network_game(game, GAMES[game], *needs)
+
+
+def save(net, path, game, optimizer=None, cfg=None, kept=None):
+    """The network and its settings, atomically; with an optimizer, what --resume needs: Adam and kept (see train)."""
+    ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
+            "state_dict": net.state_dict(), "settings": cfg}
+    if optimizer:
+        replay = [[torch.from_numpy(part) for part in example] for example in kept["replay"]]
+        ckpt.update(kept, optimizer=optimizer.state_dict(), replay=replay)
+    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
+    write_atomic(path, buffer.getvalue())
+
+
+def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict; a ValueError in words
+    ckpt = read_checkpoint(path, game, GAMES)
+    if not as_net:
+        return ckpt
+    g = GAMES[ckpt["game"]]  # (its network's kind is in the checkpoint: mlp or conv)
+    net = Net(g.encoding_size, g.n_actions, ckpt["hidden"], g.board_shape if ckpt.get("net") == "conv" else None)
+    net.load_state_dict(ckpt["state_dict"])
+    return net
+
+
+def main():  # the flags, made from SETTINGS; then train, or --play (searching as the checkpoint's training did)
+    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt",
+                        for_play={"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"})
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
-    default = f"{args.game.split(':')[-1].lower()}_plus.pt"
-    path = next(p for p in (args.checkpoint if args.play else args.out, default) if p is not None)  # "": refused
+    path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}_plus.pt"
     if args.play:
-        saved = load(path, args.game, as_net=False).get("settings") or {}  # how it searched: the defaults for --play
-        cfg.update({k: saved[k] for k in ("c_puct", "reuse_tree", "solver") if k in saved and getattr(args, k) is None})
-        trained_by, net = load(path, args.game, as_net=False).get("algorithm", "alphazero"), load(path, args.game)
-        if trained_by != ALGORITHM:  # the network plays, but not with the search that trained it
-            print(f"{path} was trained by {trained_by}.py; {ALGORITHM}.py's search plays it here")
-        play(GAMES[args.game], NumpyNet(net), cfg["simulations"], args.first != "agent", cfg["c_puct"],
-             cfg["reuse_tree"], cfg["solver"])
+        cfg.update({k: v for k, v in (load(path, args.game, as_net=False)["settings"] or {}).items()
+                    if k in ("c_puct", "reuse_tree", "solver") and getattr(args, k) is None})
+        play(GAMES[args.game], NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent",
+             cfg["c_puct"], cfg["reuse_tree"], cfg["solver"])
     else:
-        train(args.game, cfg, args.seed or 0, Run(args.workers, path, args.resume, args.replace, flags=True))
-        return (f"\ncheckpoint: {path}\nplay against it: python {sys.argv[0]} --game {args.game} --play"
-                + (f" --checkpoint {path}" if path != default else ""))  # the last words: run_main prints them
+        train(args.game, cfg, args.seed, Run(args.workers, path, args.resume, args.replace, flags=True))
+        return f"\ncheckpoint: {path}\nplay it: python {sys.argv[0]} --game {args.game} --play --checkpoint {path}"
 
 
 if __name__ == "__main__":
-    for sig in plumbing.STOPS:
-        signal.signal(sig, plumbing.stop)  # from here on each ends in one line (see plumbing.run_main)
-    plumbing.run_main(main)
+    run_main(main)

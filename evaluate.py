@@ -10,19 +10,14 @@
     python evaluate.py --checkpoint connect4.pt    # measure one saved network the same way
 Going further than the documents (the exact Connect Four solver, the five questions, the strong player): further.py.
 """
-import os
-import signal
-
-if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
-import contextlib
 import dataclasses
 import functools
 import io
 import importlib
 import json
 import math
+import os
 import statistics
 import sys
 import time
@@ -377,7 +372,6 @@ def play_match(game, agent, opponent, indices, seed, opening):
         rngs.append(np.random.default_rng([seed, i, 1]))
     agent_first = [i % 2 == 0 for i in indices]
     while not all(s.is_over() for s in states):
-        plumbing.pause_point()  # in a worker: where it may give way to a job ranked before it (see plumbing)
         for player, is_agent in ((agent, True), (opponent, False)):
             turn = [j for j, s in enumerate(states) if not s.is_over() and s.first_to_move() == (agent_first[j] == is_agent)]
             if turn:
@@ -419,9 +413,6 @@ class OptimalMoves:
         return sum(counts) / self.size
 
 
-TELL_EVERY = 30  # seconds between two progress lines of a long measure
-
-
 PIECES = 4  # a job's pieces: a fixed number, whatever the workers, since a piece's games share their batches and a
 # row's network output differs in its last bits with the batch's size: the numbers are the same with any --workers
 
@@ -433,40 +424,23 @@ def chunks(n, k):
 
 class Measures:
     """The arena's job runner. Jobs ({key: a job}) may be added at any time: each is cut into pieces that begin at
-    once in the worker processes, beside whatever this process does meanwhile (a training, another part), an
-    earlier part's first. results() waits for them all and adds each job's pieces up: {key: the job's total}. The
-    CPU seconds of the pieces done before it waited are `beside`: work that overlapped other work."""
+    once in the worker processes, beside whatever this process does meanwhile (a training, another part). results()
+    waits for them all and adds each job's pieces up: {key: the job's total}."""
 
-    def __init__(self, part=None):
-        self.rank, self.jobs, self.batches, self.since, self.beside = rank(part), {}, [], None, 0
+    def __init__(self):
+        self.jobs, self.pieces = {}, []
 
     def add(self, jobs):
-        pieces = [(key, list(idx)) for key, job in jobs.items() for idx in chunks(job.size, PIECES)]
         self.jobs.update(jobs)
-        self.batches.append((pieces, POOL.add(apply, [dict(fn=run_piece, task=(jobs[key], idx)) for key, idx in pieces],
-                                              done=self.tell, rank=self.rank)))
+        self.pieces += [(key, plumbing.submit(POOLS["now"], run_piece, job, list(idx)))
+                        for key, job in jobs.items() for idx in chunks(job.size, PIECES)]
         return self
 
     def results(self):
-        self.since = self.told = time.time()
-        self.beside = sum(r[0] for _, batch in self.batches for r in batch.results if r is not None)
-        self.before = self.count()[0]
         results = {key: [] for key in self.jobs}
-        for pieces, batch in self.batches:
-            for (key, _), (_, r) in zip(pieces, POOL.collect(batch)):
-                results[key] += r
+        for key, piece in self.pieces:
+            results[key] += piece.result()
         return {key: self.jobs[key].total(r) for key, r in results.items()}
-
-    def count(self):  # pieces done, of all
-        return sum(len(p) - b.left for p, b in self.batches), sum(len(p) for p, _ in self.batches)
-
-    def tell(self, _):  # a long wait shows its progress: a line every TELL_EVERY seconds, with the time left
-        done, total = self.count()
-        now = self.since and time.time()
-        if now and now - self.told >= TELL_EVERY and self.before < done < total:
-            print(f"  {done} of {total} pieces measured, {now - self.since:.0f} s waited, about "
-                  f"{(now - self.since) / (done - self.before) * (total - done):.0f} s left", flush=True)
-            self.told = now
 
 
 def run_jobs(jobs):
@@ -474,12 +448,8 @@ def run_jobs(jobs):
     return Measures().add(jobs).results()
 
 
-def run_piece(piece):
-    """A piece of a job, in a worker process: the CPU seconds it took, and its list of results."""
-    job, indices = piece
-    start = time.process_time()
-    result = job.run(indices)
-    return time.process_time() - start, result
+def run_piece(job, indices):  # a piece of a job, in a worker process: its list of results
+    return job.run(indices)
 
 
 def mean(scores):
@@ -487,43 +457,32 @@ def mean(scores):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The scheduling: when the work runs, not what it measures. One pool of worker processes serves every part; the
-# plan gives each part its rank (an earlier part's work first: see plumbing's Workers); some parts begin work ahead
-# of their turn: Part 3a's trainings before the first part, Part 3b's matches as Part 2's training keeps its final
-# network. A part that measures Part 2's networks (Part 2 itself, further.py's questions) hands part_2_training what
-# to begin as each is kept, so that its matches run beside the training.
+# The workers: one pool for the part at hand (its matches, its measures) and one at a lower priority (os.nice) for
+# the work a part begins ahead of its turn (Part 3a's trainings, begun before the first part), which takes the cores
+# the part at hand leaves idle. A training's self-play has the pool of its Run. Part 2's matches begin as its
+# training keeps each network (see part_2_training), and Part 3b's as it keeps the final one.
 
 START = time.time()
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False, "expected": {}}  # the run's parts, the current one
-POOL = plumbing.Workers(1, None)  # the worker processes, shared by every part of the run (main starts them)
+POOLS = {"now": None, "ahead": None}  # the worker processes (main starts them; None: this process does the work)
 AHEAD = {}  # work a part begins before its turn (main's `ahead`, part_3b_matches), by part and arguments
 PART_2 = {}  # part_2_training's results, by (quick, seed, workers)
 
 
-def rank(part=None):
-    """Which queued work the workers take first: an earlier part's. A part's place in the run (default the
-    current part's)."""
-    return PLAN["parts"].index(part) if part in PLAN["parts"] else PLAN["current"]
-
-
-def begin(fn, tasks, part=None):
-    """fn(task) for each task, begun in the worker processes now, beside what this process does next (with one
-    worker: at collect, which gives the results in order)."""
-    return POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], rank=rank(part))
+def begin(fn, tasks, ahead=False):
+    """fn(task) for each task, begun in the worker processes now (ahead: at a lower priority), beside what this
+    process does next: their Futures (with one worker, done here and now)."""
+    return [plumbing.submit(POOLS["ahead" if ahead else "now"], fn, task) for task in tasks]
 
 
 def collect(batch):
-    """The results of work begun (begin's batch), in order, once all are in."""
-    return POOL.collect(batch)
+    """The results of work begun (begin's Futures), in order, once all are in."""
+    return [future.result() for future in batch]
 
 
-def parallel(fn, tasks, done=None):
-    """[fn(task) for task in tasks], in the worker processes; done(tasks done), if given, is told as each ends."""
-    return POOL.collect(POOL.add(apply, [dict(fn=fn, task=task) for task in tasks], done=done, rank=rank()))
-
-
-def apply(fn, task):
-    return fn(task)
+def parallel(fn, tasks):
+    """[fn(task) for task in tasks], in the worker processes."""
+    return collect(begin(fn, tasks))
 
 
 def part_2_trained(args):
@@ -565,7 +524,7 @@ def part_3a_trainings(args):
     if key not in AHEAD:
         runs, cfgs = part_3a_runs(args.quick, args.seed)
         AHEAD[key] = begin(train_one, [(a, "tictactoe", cfgs[a], seed, (cfgs[a]["iterations"],)) for a, seed in runs],
-                           "3a")
+                           ahead=True)
     return AHEAD[key]
 
 
@@ -575,7 +534,7 @@ def part_3b_matches(args, final):
     key = "3b", args.quick, args.seed, args.workers
     if key not in AHEAD:
         budgets, n_games = part_3b_sizes(args.quick)
-        AHEAD[key] = Measures("3b").add({sims: Match("connect4", Agent(final, sims, "gumbel"),
+        AHEAD[key] = Measures().add({sims: Match("connect4", Agent(final, sims, "gumbel"),
                                                      Agent(final, sims, "alphazero"), n_games, args.seed)
                                          for sims in budgets})
     return AHEAD[key]
@@ -586,32 +545,34 @@ def part_3b_matches(args, final):
 
 def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None, on_kept=None):
     """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
-    network at the iterations in `keep`; also the seconds spent, in all and (clock) up to each kept iteration.
+    network at the iterations in `keep`; also the seconds spent ({"self-play": s, "training": s}), in all and (clock)
+    up to each kept iteration.
     save_last: a path where the last network is saved without Adam's state (alphazero_plus's save keeps the
     settings too; alphazero's, the weights alone). on_kept(it, net) is told each copy as it is kept: its measures
     (Measures.add) then run beside the rest of the training."""
-    nets, spent, clock = {}, {}, {}
+    nets, clock, run = {}, {}, trainer.Run(workers, log=lambda line: print("  " + line, flush=True))
 
     def keep_snapshot(it, net):
         if it in keep:
-            nets[it], clock[it] = trainer.NumpyNet(net), round(sum(spent.values()), 1)
+            nets[it], clock[it] = trainer.NumpyNet(net), round(sum(spent_in(run.rows).values()), 1)
             if on_kept:
                 on_kept(it, nets[it])
         if save_last and it == cfg["iterations"]:
             trainer.save(net, save_last, game, cfg=cfg)
-    trainer.train(game, cfg, seed, trainer.Run(workers, log=lambda line: print("  " + line, flush=True), spent=spent),
-                  on_iteration=keep_snapshot)
-    return nets, spent, clock
+    trainer.train(game, cfg, seed, run, on_iteration=keep_snapshot)
+    return nets, spent_in(run.rows), clock
 
 
-def time_split(spent, train_seconds, measure_seconds, beside=0.0):
+def spent_in(rows):  # a training's seconds of self-play and of Adam steps, from its rows (see plumbing.Run)
+    return {"self-play": sum(r["self_play_s"] for r in rows), "training": sum(r["training_s"] for r in rows)}
+
+
+def time_split(spent, train_seconds, measure_seconds):
     """Where a part's time went: its training's seconds split as self-play and Adam steps split them, then the wait
-    for its matches and measures; beside: the CPU seconds of its work that the workers did before that wait, while
-    this process did other work (its training, an earlier part)."""
+    for its matches and measures."""
     total = max(sum(spent.values()), 1e-9)
     return {"self-play": round(train_seconds * spent["self-play"] / total, 1),
-            "training": round(train_seconds * spent["training"] / total, 1), "measuring": round(measure_seconds, 1),
-            "beside": round(beside, 1)}
+            "training": round(train_seconds * spent["training"] / total, 1), "measuring": round(measure_seconds, 1)}
 
 
 def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero", **options):
@@ -661,7 +622,7 @@ def part_1(args):
     checks = [c for it in keep if it in LAB["1"]
               for c in tictactoe_checks(f"part 1, iteration {it}", ours[it], LAB["1"][it], n_games)]
     return {"ours": ours, "lab": LAB["1"], "checks": checks,
-            "time_split": time_split(spent, t1 - t0, time.time() - t1, measures.beside)}
+            "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
 def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero", **options):
@@ -723,7 +684,7 @@ def part_2(args, also=None):
     checks += [check(f"part 2, the final network with {s} simulations v UCT", more_search[s], LAB["2_more_search"][s],
                      sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
-            "checks": checks, "time_split": time_split(spent, train_seconds, time.time() - t1, measures.beside)}
+            "checks": checks, "time_split": time_split(spent, train_seconds, time.time() - t1)}
 
 
 def train_one(job):
@@ -731,10 +692,10 @@ def train_one(job):
     of the network at the iterations in `keep`, and the seconds spent."""
     module, game, cfg, seed, keep = job  # the module by name: modules don't pickle
     trainer = importlib.import_module(module)
-    nets, spent = {}, {}
-    trainer.train(game, cfg, seed, trainer.Run(1, log=lambda line: None, spent=spent),
+    nets, run = {}, trainer.Run(1, log=lambda line: None)
+    trainer.train(game, cfg, seed, run,
                   on_iteration=lambda it, net: nets.update({it: trainer.NumpyNet(net)}) if it in keep else None)
-    return nets, spent
+    return nets, spent_in(run.rows)
 
 
 def part_3a_runs(quick, seed):
@@ -755,7 +716,6 @@ def part_3a(args):
              f"{last} iterations each, the six side by side")
     t0 = time.time()
     trainings = part_3a_trainings(args)  # begun before the first part, if main was asked for them
-    beside = sum(sum(r[1].values()) for r in trainings.results if r is not None)  # (the seconds of those done)
     snapshots, spents = zip(*collect(trainings))
     nets = [s[last] for s in snapshots]
     t1 = time.time()
@@ -777,7 +737,7 @@ def part_3a(args):
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
     spent = {k: sum(s[k] for s in spents) for k in spents[0]}
     return {"ours": ours, "lab": LAB["3a"], "checks": checks,
-            "time_split": time_split(spent, t1 - t0, time.time() - t1, beside)}
+            "time_split": time_split(spent, t1 - t0, time.time() - t1)}
 
 
 def part_3b_sizes(quick):
@@ -802,8 +762,7 @@ def part_3b(args):
           [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
     return {"ours": ours, "lab": LAB["3b"], "checks": [check(f"part 3b, {s} simulations: Gumbel's score", ours[s],
                                                              LAB["3b"][s], n_games) for s in budgets],
-            "time_split": time_split(part_2_training(args)[2], t1 - t0 if first else 0,
-                                     time.time() - t1, matches.beside)}
+            "time_split": time_split(part_2_training(args)[2], t1 - t0 if first else 0, time.time() - t1)}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -992,8 +951,8 @@ def run_label(path):
 def read_run(path):
     """A training run's CSV: a dict of numbers per iteration; ValueError in one line for a file of another shape."""
     import csv
-    if plumbing.not_a_file(path):  # a FIFO would block: never opened
-        raise ValueError(f"cannot read {path}: it is {plumbing.not_a_file(path)}, not a file")
+    if os.path.exists(path) and not os.path.isfile(path):  # a FIFO would block: never opened
+        raise ValueError(f"cannot read {path}: it is not a regular file")
     try:
         with open(path) as f:
             rows = list(csv.DictReader(f))
@@ -1064,13 +1023,12 @@ def summary(results, seconds, titles):
     """The summary table, then every number that fell outside the noise (or a bar it missed)."""
     def shares(r, part):
         split = r.get("time_split", {"measuring": seconds[part]})  # the article only measures
-        return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")] \
-            + [f"{split.get('beside', 0):.0f} s"]
+        return [f"{split.get(k, 0) / max(seconds[part], 1e-9):.0%}" for k in ("self-play", "training", "measuring")]
     rows = [[part, titles[part], f"{seconds[part]:.0f} s", *shares(r, part),
              f"{sum(c.within for c in r['checks'])} of {len(r['checks'])}"] for part, r in results.items()]
     table("Summary: how many of our numbers fall within the noise of the documents', and where the time went:\n"
-          "  each part's time, from its start to its table, split; and the seconds of its work done beside, before it "
-          "waited for it", ["part", "", "time", "self-play", "training", "measuring", "beside", "within"], rows)
+          "  each part's time, from its start to its table, split", ["part", "", "time", "self-play", "training",
+                                                                    "measuring", "within"], rows)
     missed = [c for r in results.values() for c in r["checks"] if not c.within]
     print("  outside the noise:" if missed else "  every number within the noise")
     for c in missed:
@@ -1096,9 +1054,12 @@ NEEDS = {"3b": ("2", (111, 2))}  # a part that trains another's network when run
 #                                  seconds of its training, added to the estimate of the time left
 
 
+WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
+
+
 def write_json(path, results):
     """Atomically (plumbing.write_atomic): a run interrupted half-way never leaves a broken file. Records become dicts,
-    nan null; the first key says which script wrote it (plumbing.WRITTEN_BY), so that only its own kind is replaced."""
+    nan null; the first key says which script wrote it (WRITTEN_BY), so that only its own kind is replaced."""
     def plain(x):
         x = dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
         if isinstance(x, dict):
@@ -1107,7 +1068,7 @@ def write_json(path, results):
             return [plain(v) for v in x]
         return None if isinstance(x, float) and math.isnan(x) else x if isinstance(x, (str, int, float)) or x is None \
             else str(x)
-    whose = {plumbing.WRITTEN_BY: os.path.basename(sys.argv[0])}  # evaluate.py or further.py
+    whose = {WRITTEN_BY: os.path.basename(sys.argv[0])}  # evaluate.py or further.py
     plumbing.write_atomic(path, json.dumps({**whose, **plain(results)}, indent=1))
 
 
@@ -1163,24 +1124,16 @@ def measure_checkpoint(args):
 def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, needs=None, ahead=None):
     """The command line of evaluate.py and of further.py: run the chosen parts ({name: (title, function, usual
     seconds, full and --quick)}) or measure one checkpoint, print a summary, write every number to JSON (by default
-    json_path) and, with --plots, draw each part's figures (plots: {name: function of its results}). One pool of
-    worker processes serves every part. check(args) refuses bad arguments with ValueError, before any work.
-    ahead: {part: a function of args that begins some of its work, once (called again, as the part runs, it gives
-    what it began)}, called for the chosen parts before the first runs, so that the workers do it whenever the
-    earlier parts leave a core idle: an earlier part's work first, and a job of a later part pauses when an earlier
-    one (a training's self-play) waits for a core (plumbing.Workers)."""
-    global POOL
-    for sig in plumbing.STOPS:  # until the work begins, a stop ends the script at once, in one line
-        signal.signal(sig, plumbing.end_in_one_line)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # (one held while the imports loaded: now)
-    if not isinstance(sys.stdout, plumbing.Unbroken):  # | head: the lines go, the run goes on and writes its JSON
-        sys.stdout = plumbing.Unbroken(sys.stdout)
+    json_path) once every part is done, and, with --plots, draw each part's figures (plots: {name: function of its
+    results}). check(args) refuses bad arguments with ValueError, before any work. ahead: {part: a function of args
+    that begins some of its work, once (called again, as the part runs, it gives what it began)}, called for the
+    chosen parts before the first runs, so that the lower-priority workers do it whenever the cores are idle."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--part", choices=list(parts) + ["all"], help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size, in seconds")
-    parser.add_argument("--seed", type=plumbing.whole(0, 2**32 - 1), default=0, help="base random seed (default 0)")
-    parser.add_argument("--workers", type=plumbing.whole(1, 256), default=os.cpu_count(),
+    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="base random seed (default 0)")
+    parser.add_argument("--workers", type=plumbing.number(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
@@ -1211,36 +1164,32 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         if args.plot_run:
             name = "runs_" + "_".join(os.path.splitext(os.path.basename(p))[0] for p in args.plot_run) + ".png"
             save_figures({os.path.splitext(name)[0]: plot_runs(args.plot_run)}, folder)
-            print(f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}")
-            sys.exit(0)
-        mine = f"JSON {os.path.basename(sys.argv[0])} wrote"  # only the same script's JSON is replaced
+            return f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}"
+        if os.path.exists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
+            raise ValueError(f"{args.json} is not a regular file: choose another --json")
         writable(args.json)
-        partial = f"{args.json}.partial"  # the parts as they finish; the JSON itself only once the run has
-        for path in (args.json, partial):  # finished, so that a stopped re-run leaves the last complete one as it was
-            if plumbing.not_a_file(path):
-                raise ValueError(f"{path} is {plumbing.not_a_file(path)}, not a file: choose another --json")
-            held = plumbing.holds(path, lambda path: alphazero.load(path, as_net=False))
-            if held not in ("nothing", mine):
-                raise ValueError(f"{path} holds {held}, not {mine}: choose another --json")
+        with open(args.json, "rb") if os.path.isfile(args.json) else io.BytesIO() as f:  # only its own JSON is
+            held = f.read(200)                                                                 # replaced
+        if held and f'"{WRITTEN_BY}": "{os.path.basename(sys.argv[0])}"'.encode() not in held:
+            raise ValueError(f"{args.json} holds something other than {os.path.basename(sys.argv[0])}'s JSON: choose "
+                             f"another --json")
         if args.checkpoint is not None:
             alphazero.load(args.checkpoint, as_net=False)
         if check:
             check(args)
-        plumbing.lock(args.json, "--json")  # a second run onto it is refused, naming this one's process
-    except (ValueError, OSError) as e:
+        plumbing.lock(args.json, "--json")  # a second run onto it is refused
+    except ValueError as e:
         parser.error(str(e))
-    for sig in plumbing.STOPS:
-        signal.signal(sig, plumbing.stop)  # from here on each ends in one line (see below)
-    alphazero.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
-    results, seconds, complete = {}, {}, False
+    plumbing.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
+    results, seconds = {}, {}
     chosen = list(parts) if args.part in (None, "all") else [args.part]
     expected = {name: usual for name, (_, _, usual) in parts.items()}
     for name, (other, extra) in (needs or {}).items():  # run without the part it needs: its training counts too
         if name in chosen and other not in chosen:
             expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
+    POOLS.update(now=plumbing.pool(args.workers), ahead=plumbing.pool(args.workers, nice=19))
     try:
-        POOL = plumbing.Workers(args.workers, alphazero.start_process)
         if args.checkpoint:
             results["checkpoint"] = measure(args)
         for part in PLAN["parts"]:
@@ -1249,43 +1198,23 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         for i, part in enumerate(PLAN["parts"]):
             PLAN.update(current=i, since=time.time())
             results[part] = parts[part][1](args)
-            results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
-            write_json(partial, results)
-            seconds[part] = results[part]["seconds"]  # (a part counts as finished once it is in the JSON)
+            seconds[part] = results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
         if PLAN["parts"]:
             summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
             if after:
                 after()
         write_json(args.json, results)
-        complete = True
-        with contextlib.suppress(OSError):
-            os.remove(partial)
         if args.plots is not None:
             figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
             drawn = save_figures(figures, args.plots)
             print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
-    except (ValueError, plumbing.Stopped) as e:  # an error in words (1), or Ctrl-C, SIGTERM or SIGHUP (128 + it)
-        POOL.close()
-        finished = [part for part in results if part in seconds]  # (a folder gone takes the files too)
-        saved = (f"every number is in {args.json}" if complete else
-                 (f"the parts that finished ({', '.join(finished)}) are in {partial}" if finished and
-                  plumbing.holds(partial) == mine else "no part finished") +
-                 (f"; {args.json} is as it was, the last complete run's" if plumbing.holds(args.json) == mine else ""))
-        if isinstance(e, ValueError):
-            sys.exit(f"{parser.prog}: error: {e}" + (f"; {saved}" if PLAN["parts"] else ""))
-        plumbing.release(args.json)  # (the finally below does not run: os._exit)
-        plumbing.last_line(f"interrupted; {saved}", e.status)
     finally:
-        POOL.close()
-        plumbing.release(args.json)
-    plumbing.ignore_stops()  # the work is over: the last line comes whatever signal follows
-    print(f"\n{time.time() - START:.0f} s in all; every number is in {args.json}")
-
-
-def command():  # this script's command line (a test runs it with its workers spawned)
-    main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules, needs=NEEDS,
-         ahead={"3a": part_3a_trainings})
+        plumbing.close(POOLS["now"])
+        plumbing.close(POOLS["ahead"])
+        plumbing.unlock(args.json)
+    return f"\n{time.time() - START:.0f} s in all; every number is in {args.json}"
 
 
 if __name__ == "__main__":
-    command()
+    plumbing.run_main(lambda: main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules,
+                                   needs=NEEDS, ahead={"3a": part_3a_trainings}))

@@ -9,14 +9,10 @@ lab's five "Going further" questions answered by measurement, and the strong pla
     python further.py --checkpoint data/connect4_plus.pt  # a Connect Four network: the truth, UCT-400, the solver
                                                # player and the benchmark of positions from random games
 """
-import os
-import signal
-
-if __name__ == "__main__":  # a stop signal while numpy and torch load waits, then ends the script in one line
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import dataclasses
 import functools
 import math
+import os
 import statistics
 import time
 
@@ -403,8 +399,8 @@ def solve_listed(task):
 def read_positions(path):
     """The lines of a positions file ("MOVES SCORE ..." after the comments); ValueError in one line, naming the line,
     for a file that cannot be read or a line of another shape."""
-    if plumbing.not_a_file(path) not in (None, "a folder"):  # a FIFO would block: never opened
-        raise ValueError(f"cannot read the positions file {path}: it is {plumbing.not_a_file(path)}, not a file")
+    if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO would block
+        raise ValueError(f"cannot read the positions file {path}: it is not a regular file")
     try:
         numbered = [(i, line) for i, line in enumerate(open(path), 1) if line.strip() and not line.startswith("#")]
     except (OSError, UnicodeDecodeError) as e:
@@ -598,7 +594,7 @@ def gumbel_trainings(args):
     """The Gumbel question's four trainings, each in one worker process, begun now (see part_questions)."""
     runs, cfgs = gumbel_runs(args.quick)
     return evaluate.begin(evaluate.train_one, [(a, "connect4", cfgs[a, sims], args.seed, (cfgs[a, sims]["iterations"],))
-                                               for a, sims in runs])
+                                               for a, sims in runs], ahead=True)
 
 
 def further_gumbel(args, part2, trainings):
@@ -692,7 +688,8 @@ def tictactoe_runs(args):
 def tictactoe_trainings(args):
     """The tic-tac-toe questions' fifteen trainings, each in one worker process, begun now (see part_questions)."""
     runs, cfgs, keep = tictactoe_runs(args)
-    return evaluate.begin(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep) for way, seed in runs])
+    return evaluate.begin(evaluate.train_one, [("alphazero_plus", "tictactoe", cfgs[way], seed, keep)
+                                               for way, seed in runs], ahead=True)
 
 
 def further_tictactoe(args, trainings):
@@ -776,8 +773,8 @@ def part_questions(args):
     """The lab's five questions, one table each with an answer line computed from its numbers; the solver's check
     against a public solver first, since three of the answers rest on it."""
     r, part2 = {}, None
-    # What needs no earlier question's result begins now, beside the rest: the last two questions' trainings (an
-    # awaited job goes first: see plumbing.Workers); the truth of Part 2's networks begins as its training keeps them
+    # What needs no earlier question's result begins now, beside the rest, at a lower priority: the last two
+    # questions' trainings; the truth of Part 2's networks begins as its training keeps them
     truth, gumbel, tictactoe = evaluate.Measures(), gumbel_trainings(args), tictactoe_trainings(args)
     steps = [("solver", "the exact Connect Four solver against a public perfect solver", further_solver),
              ("truth", "measuring Part 2's networks against the truth", lambda args: further_truth(args, part2, truth)),
@@ -875,8 +872,7 @@ def part_recipe(args):
     both = {k: spent[k] + (lab_spent[k] if first else 0) for k in spent}  # the lab's training, if it ran here
     return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": {c.name: c.within for c in bars},
             "checks": bars, "seconds_trained": round(trained, 1), "lab_seconds": round(lab_seconds, 1),
-            "time_split": evaluate.time_split(both, t1 - t0 + (lab_seconds if first else 0), time.time() - t1,
-                                              measures.beside)}
+            "time_split": evaluate.time_split(both, t1 - t0 + (lab_seconds if first else 0), time.time() - t1)}
 
 
 # Pictures (--plots DIR), as evaluate.py draws its own
@@ -1006,18 +1002,16 @@ def add_arguments(parser):
 
 def check(args):
     """Before any work: the positions file is readable and of the right shape, and where --part recipe saves its
-    network holds nothing, or a network the recipe saved before (see plumbing.holds), never another training."""
+    network holds nothing, or a network the recipe saved before (no training's checkpoint: it keeps Adam's state)."""
     read_positions(args.c4_positions)
     path = recipe_path(args)
-    held = plumbing.holds(path, lambda path: alphazero_plus.load(path, as_net=False))
-    if held == "a checkpoint of these scripts":  # the recipe's own: alphazero_plus's network, without Adam's state
-        ckpt = alphazero_plus.load(path, as_net=False)
-        if "optimizer" in ckpt or ckpt.get("algorithm") != "alphazero_plus":
-            held = f"a training of {ckpt.get('algorithm', 'alphazero')}.py, not a network the recipe saved"
-    if args.part in (None, "all", "recipe") and not args.checkpoint and held not in ("nothing", "a checkpoint of "
-                                                                                      "these scripts"):
-        raise ValueError(f"{path}, where --part recipe saves its network, holds {held}: choose another --json (the "
-                         f"network is saved beside it)")
+    if args.part in (None, "all", "recipe") and not args.checkpoint and os.path.exists(path):
+        try:
+            ckpt = alphazero_plus.load(path, as_net=False)
+            if "optimizer" in ckpt or ckpt.get("algorithm") != "alphazero_plus":
+                raise ValueError(f"{path} holds a training of {ckpt.get('algorithm')}.py")
+        except ValueError as e:
+            raise ValueError(f"{e}; --part recipe saves its network there: choose another --json (it goes beside it)")
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
@@ -1027,5 +1021,7 @@ PARTS = {"questions": ("the five going-further questions", part_questions, (1590
 # the 135 iterations it has now, an estimate: this recipe was not timed there
 
 if __name__ == "__main__":
-    evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS, add_arguments=add_arguments, check=check,
-                  needs={"recipe": ("questions", (170, 2))})  # the recipe's budget needs Part 2's training
+    plumbing.run_main(lambda: evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS,
+                                            add_arguments=add_arguments, check=check,
+                                            needs={"recipe": ("questions", (170, 2))}))  # (the recipe's budget needs
+    # Part 2's training)

@@ -44,15 +44,12 @@ class Game(Protocol):
         """The move as printed in tables and typed in the terminal game ("B1", "Qxd7", "a3", "4")."""
 
 
-MOST_MOVES = 10_000  # the longest game a trainer plays: one that has not ended by then is the game's fault
-
-
 @runtime_checkable
 class NetworkGame(Game, Protocol):
     """What the network trainers (alphazero.py, gumbel.py, alphazero_plus.py) need besides. The class is registered
     in the trainer's GAMES, and its constructor, with no arguments, gives the start position. Moves are the
-    integers 0 .. n_actions - 1, so that the policy head has one output a move. A game ends within MOST_MOVES
-    moves: a training stops one that does not, in one line that names the game."""
+    integers 0 .. n_actions - 1, so that the policy head has one output a move. Every game must end: self-play
+    plays on until it does."""
     n_actions: int       # the policy's length
     encoding_size: int   # the network's input length
 

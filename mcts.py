@@ -3,10 +3,6 @@
     python mcts.py --game go       # Figure 2: the 7x7 corner, B1 is the vital point
     python mcts.py --game chess    # Figure 3: flat Monte Carlo takes the knight, the tree sees ...Re1#
 """
-import signal
-
-if __name__ == "__main__":  # a stop signal while the imports load waits, then ends the script in one line
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import math
 import random
@@ -90,6 +86,8 @@ def flat_monte_carlo(state, rollout, n_per_move, seed=0):
 
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
+import signal  # noqa: E402
+
 import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 
@@ -127,17 +125,15 @@ def sparkline(values):
 
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
-    for sig in plumbing.STOPS:
-        signal.signal(sig, plumbing.end_in_one_line)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # (one that came as the imports loaded: now)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
-    parser.add_argument("--simulations", type=plumbing.whole(1, 10**7), default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=plumbing.whole(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
-    parser.add_argument("--c", type=plumbing.number_in(0, 100), default=None,
+    parser.add_argument("--simulations", type=plumbing.number(1, 10**7), default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
+    parser.add_argument("--c", type=plumbing.number(0, 100, float), default=None,
                         help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=plumbing.whole(1, 10**6),
+    parser.add_argument("--flat", type=plumbing.number(1, 10**6),
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
     if args.flat and args.game != "chess":

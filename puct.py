@@ -4,10 +4,6 @@ rollout. The "network" here is a stand-in: uniform priors, or priors leaning on 
     python puct.py              # uniform priors against priors leaning 0.5 on B1, 1,000 simulations each
     python puct.py --seeds 4    # the same for seeds 0..3
 """
-import signal
-
-if __name__ == "__main__":  # a stop signal while the imports load waits, then ends the script in one line
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 import argparse
 import math
 import random
@@ -100,6 +96,8 @@ def rollout_network(rollout, hint=None, weight=0.5, seed=0):
 
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
+import signal  # noqa: E402
+
 import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 
@@ -133,18 +131,16 @@ def print_visits(state, root, top=6):
 
 if __name__ == "__main__":
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
-    for sig in plumbing.STOPS:
-        signal.signal(sig, plumbing.end_in_one_line)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, plumbing.STOPS)  # (one that came as the imports loaded: now)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--simulations", type=plumbing.whole(2, 10**7), default=1000,
+    parser.add_argument("--simulations", type=plumbing.number(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
-    parser.add_argument("--seed", type=plumbing.whole(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
-    parser.add_argument("--seeds", type=plumbing.whole(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=plumbing.number_in(0, 100), default=1.5,
+    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
+    parser.add_argument("--seeds", type=plumbing.number(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=plumbing.number(0, 100, float), default=1.5,
                         help="PUCT exploration constant, 0 to 100 (default 1.5)")
-    parser.add_argument("--weight", type=plumbing.number_in(0, 1), default=0.5,
+    parser.add_argument("--weight", type=plumbing.number(0, 1, float), default=0.5,
                         help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")

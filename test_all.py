@@ -76,6 +76,7 @@ alphazero.py: the search, the network, self-play, training, the README's Nim and
     test_the_readmes_own_game_runs_uct_and_alphazero_learns_it
     test_the_pieces_a_reader_copies_need_only_numpy_torch_and_the_standard_library_and_learn_nim
     test_the_readmes_loop_without_the_machinery_prints_a_line_an_iteration_and_learns
+    test_the_readmes_loop_is_trains_body_and_gives_its_numbers_in_one_process
   Checkpoints: a round trip, bad files, another game's, the README's lines
     test_checkpoint_round_trip_and_bad_files, test_loading_a_checkpoint_of_a_game_not_registered_says_which
     test_every_trainers_load_refuses_another_games_checkpoint_naming_both
@@ -131,59 +132,28 @@ alphazero_plus.py: the going-further changes and the strong player
     test_a_conv_network_trains_saves_loads_and_plays, test_a_checkpoint_from_before_net_types_loads_as_mlp
     test_settings_that_cannot_be_right_together_are_refused
 
-plumbing.py: the machinery beneath the trainers, called from Python
-  Workers forked beside threads busy in numpy and torch (a notebook's process)
-    test_workers_start_and_train_beside_threads_busy_in_numpy_and_torch
-  The settings' checks: an unknown one, one out of its range, one missing, each refused in one line before any work
+plumbing.py: the machinery, each guarantee tested by causing its fault
+  The same weights with 1, 2 or 3 workers, and a job's numbers; a stream a share; the settings refused in one line
+    test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers
+    test_a_jobs_numbers_are_the_same_with_1_or_3_workers, test_each_share_and_each_iteration_plays_its_own_games
     test_an_unknown_setting_is_refused_in_one_line_that_names_it
     test_train_refuses_a_setting_outside_its_range_before_any_work
     test_training_names_every_setting_a_game_lacks_before_any_self_play
-  Workers: jobs in order and errors sent back; a death in words, never a hang; no more running than cores; the
-  batch awaited first; a later rank pauses for an earlier one, never the reverse; the awaited batch's paused job goes
-  on first; the clock leaves pauses out; the Adam steps hand out jobs; silence bounded; evaluate's work beside and
-  ahead; an orphan ends, paused or not; a game made at run time; workers spawned or forked by a server (macOS,
-  Python 3.14); the live line's counts
-    test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back
-    test_a_worker_that_dies_is_an_error_in_words_and_no_hang
-    test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another
-    test_pools_together_keep_no_more_workers_busy_than_cores
-    test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier
-    test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after
-    test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_an_earlier_rank
-    test_a_job_never_asks_one_ranked_before_it_to_pause, test_a_runs_clock_leaves_out_the_seconds_a_worker_was_paused
-    test_the_adam_steps_hand_out_what_waits_for_a_worker
-    test_a_run_whose_busy_workers_say_nothing_for_silent_seconds_ends_in_one_line
-    test_the_parts_work_ahead_begins_before_the_first_part_once
-    test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone
-    test_a_worker_whose_main_process_is_killed_outright_ends_by_itself
-    test_a_game_registered_at_run_time_reaches_the_worker_processes
-    test_workers_started_afresh_train_the_same_weights_as_forked_ones
-    test_evaluate_with_spawned_workers_writes_the_json_forked_ones_do
-    test_the_workers_tell_their_games_where_the_live_line_reads_them
-  The Run: a random stream each (seed, iteration, share); the same numbers with any workers; the process put back
-  (numpy's threads too); Python's words from Python; the live line
-    test_each_share_and_each_iteration_plays_its_own_games
-    test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers
-    test_a_jobs_numbers_are_the_same_with_1_or_3_workers
-    test_train_from_python_puts_the_process_back_as_it_found_it
-    test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags
-    test_long_work_shows_its_progress_on_one_line_on_a_terminal_only
-  --resume: the iterations done, exactly as never stopped, Adam's moments, a setting added since, a CSV gone; a loss
-  that is no number; a game that never ends; a stop's last words; faults
-    test_resume_goes_on_from_the_iterations_done
+  From Python: stopped and resumed as never stopped; a loss that is no number; the caller's settings put back; a
+  thread busy in numpy and torch beside the workers
     test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped
-    test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_finite_network
-    test_a_game_that_never_ends_stops_the_training_in_one_line
-    test_resume_goes_on_with_adams_moments_and_step_count
-    test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default
-    test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header
-    test_a_replace_stopped_before_its_first_save_says_nothing_saved
-    test_a_stop_during_a_save_is_told_what_the_checkpoint_holds
-    test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words
-  Files written whole or not at all; the flags that do something with the others
-    test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact
-    test_two_runs_writing_one_json_leave_a_whole_file
-    test_the_flags_that_do_something_with_the_others_given_are_accepted
+    test_a_loss_that_turns_nan_or_infinite_stops_the_training_with_the_last_finite_network
+    test_train_from_python_computes_as_the_scripts_and_puts_the_callers_settings_back
+    test_beside_a_thread_busy_in_numpy_and_torch_train_with_two_workers_ends_and_the_thread_goes_on
+  From the shell: a stop at any moment, kill -9, a full disk or a folder gone, outputs refused, bad flags and
+  checkpoints, a pipe closed early, a report's last JSON
+    test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never_stopped
+    test_kill_9_of_a_worker_is_one_line_with_the_checkpoint_intact_and_of_the_main_process_leaves_no_worker
+    test_a_full_disk_or_a_folder_made_read_only_or_removed_is_one_line_and_resume_mends_the_csv
+    test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_before_any_work
+    test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out
+    test_a_pipe_closed_early_ends_without_a_traceback
+    test_a_reports_last_complete_json_survives_a_rerun_that_is_stopped
 
 evaluate.py: opponents, the perfect player, matches, the documents' tables and figures
   Within the noise: two standard errors of a difference
@@ -227,57 +197,21 @@ further.py: the exact Connect Four solver, the truth, the five questions, the be
     test_further_quick_answers_every_question_and_writes_json
 
 The command lines, as a user runs them
-  Bad input in one line, status 1, no traceback; numbers out of range; flags in the wrong mode or doing nothing
+  Bad input in one line, status 1, no traceback; numbers out of range; the flags --play takes
     test_bad_input_gets_a_clear_error_and_no_traceback, test_a_script_exits_with_one_line_and_status_1
-    test_every_number_out_of_its_range_gets_one_line, test_flags_in_the_wrong_mode_or_out_of_bounds_get_one_line
-    test_flags_that_do_nothing_and_paths_that_cannot_be_written_are_refused_first
-    test_the_flags_play_takes_are_accepted_with_play
-  The scripts run and print their figures; gumbel.py trains and plays; a game of your own
+    test_every_number_out_of_its_range_gets_one_line, test_the_flags_play_takes_are_accepted_with_play
+  The scripts run and print their figures; gumbel.py trains and plays; a game of your own; the default outputs
     test_a_short_go_search_prints_what_it_measured, test_scripts_run_and_print_their_figures
     test_gumbel_cli_trains_and_plays, test_a_game_of_your_own_from_the_command_line
     test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error
-  Outputs: never replaced unless asked; only their own kind; bad files in words; paths refused before any work
-    test_a_finished_training_is_never_replaced_unless_asked, test_outputs_replace_only_their_own_kind
-    test_bad_checkpoints_and_csvs_are_named_in_words
     test_each_trainer_and_each_bench_script_has_its_own_default_output
-    test_a_path_that_cannot_be_used_is_refused_before_any_work, test_a_folder_given_as_a_file_is_refused
-    test_a_checkpoint_whose_csv_would_be_itself_is_refused, test_a_positions_file_of_the_wrong_shape_names_its_line
-    test_a_checkpoint_another_live_training_writes_is_refused_and_a_stale_lock_taken_over
-    test_training_writes_a_csv_row_an_iteration_and_resume_appends
+    test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line
+    test_a_positions_file_of_the_wrong_shape_names_its_line
+    test_an_encode_many_that_is_not_static_is_refused_before_any_work
+    test_the_play_header_says_the_simulations_the_search_made
+  Figures: --plot-run's flags, matplotlib missing, the README's figures in the repository
     test_plot_run_refuses_the_flags_that_would_do_nothing_and_plots_names_a_folder_it_cannot_make
     test_plots_without_matplotlib_say_how_to_install_it, test_the_readmes_figures_are_in_the_repository
-  Checkpoints across the trainers: which algorithm trained one; a conv one; --resume refuses another's
-    test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_plays
-    test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line
-    test_a_checkpoint_of_a_game_the_bench_does_not_know_and_a_warning_file_are_one_line
-    test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line
-  Signals: one line and 128 + the signal at any moment, nothing left running, never a hang
-    test_ctrl_c_stops_training_in_one_line_with_status_130, test_sigterm_and_sighup_stop_training_as_ctrl_c_does
-    test_ctrl_c_at_any_moment_prints_one_line_and_exits_130
-    test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs
-    test_a_report_stopped_as_it_runs_again_leaves_the_last_complete_json_as_it_was
-    test_a_worker_killed_outright_ends_a_training_in_one_line_with_its_checkpoint
-    test_a_worker_killed_outright_ends_evaluate_in_one_line
-    test_a_second_signal_does_not_interrupt_the_stop_the_first_began
-    test_a_signal_once_the_work_is_over_changes_nothing
-    test_a_closed_pipe_ends_training_with_a_word_of_its_checkpoint_and_evaluate_writes_its_json
-
-Faults, the second layer: paths that are no files, pipes with no reader, true last words, two runs at once
-    test_a_device_at_an_output_path_is_refused_and_stays_a_device
-    test_a_fifo_at_any_path_is_refused_without_opening_it
-    test_a_pipe_closed_at_the_end_leaves_a_whole_checkpoint_status_0_and_no_word
-    test_last_words_into_a_pipe_already_closed_end_with_status_0
-    test_a_stop_whose_stderr_has_no_reader_still_ends_with_its_status
-    test_a_pipe_closed_mid_run_says_what_the_checkpoint_holds
-    test_a_folder_removed_mid_run_is_not_said_to_hold_a_checkpoint
-    test_two_claims_at_the_same_instant_never_both_win
-    test_two_reports_onto_one_json_the_second_is_refused_before_any_work
-    test_outputs_replace_only_what_the_same_script_wrote
-    test_an_encode_many_that_is_not_static_is_refused_before_any_work
-    test_a_shielded_block_holds_a_stop_signal_until_its_end
-    test_an_exception_of_ones_own_game_mid_run_says_what_the_checkpoint_holds
-    test_the_smaller_words_of_a_run_are_true
-    test_the_play_header_says_the_simulations_the_search_made
 
 test_all.py: this index      test_the_index_names_every_test_in_its_section
 """
@@ -287,6 +221,7 @@ import ast
 import builtins
 import contextlib
 import dataclasses
+import errno
 import functools
 import gc
 import inspect
@@ -302,6 +237,7 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import warnings
 import types
 import typing
@@ -322,7 +258,7 @@ import further
 from games import go_point as P
 
 pytestmark = pytest.mark.timeout(600)  # (pytest-timeout) a test that hangs fails, with its name, after 10 minutes
-alphazero.start_process()  # this process computes as the scripts' do: one thread for numpy and torch (see Speed)
+plumbing.start_process()  # this process computes as the scripts' do: one thread for numpy and torch (see Speed)
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))  # the repository: every script, README and data path is read here
@@ -1399,7 +1335,7 @@ def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_
     # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
     cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
     played, fed, self_play, fit = [], [], alphazero.self_play, alphazero.fit
-    monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
+    monkeypatch.setattr(alphazero, "self_play", lambda *job: played.append(self_play(*job)) or played[-1])
     monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
     x = by_iteration(played)
@@ -1521,7 +1457,6 @@ def lifted_nim():
     exec(compile(source, "lifted_alphazero.py", "exec"), vars(lifted))
     plain_settings = {key: setting.default for key, setting in alphazero.SETTINGS.items()}
     lifted.settings = lambda game, **overrides: dict(plain_settings, **overrides)
-    lifted.start_process = alphazero.start_process  # the block's one piece of machinery: the scripts' threads
     scope = {"np": np}
     exec(readme_nim(), scope)
     block = readme_block('for it in range(1, cfg["iterations"] + 1):')
@@ -1529,9 +1464,9 @@ def lifted_nim():
     loop = {"Nim": scope["Nim"]}  # the block runs after the Nim block, whose class it uses
     printed = io.StringIO()
     sys.modules["lifted_alphazero"] = lifted
-    try:  # the block computes as a training does (one thread: start_process), and puts the threads back
+    try:  # (this process computes as a training does: one thread, see plumbing.start_process)
         with contextlib.redirect_stdout(printed):
-            exec(block.replace("from alphazero import ", "from lifted_alphazero import ") + "\nrestore()\n", loop)
+            exec(block.replace("from alphazero import ", "from lifted_alphazero import "), loop)
     finally:
         del sys.modules["lifted_alphazero"]
     return types.SimpleNamespace(module=lifted, source=source, Nim=scope["Nim"], net=loop["net"], cfg=loop["cfg"],
@@ -1582,13 +1517,21 @@ def test_the_readmes_loop_without_the_machinery_prints_a_line_an_iteration_and_l
     assert float(found[-1][3]) < float(found[0][3])
 
 
+def test_the_readmes_loop_is_trains_body_and_gives_its_numbers_in_one_process(lifted_nim, monkeypatch):
+    # train() is the README's loop plus the pool, the save and the checks: in one process (this one computes as a
+    # training does), with the same settings and seed, it ends with the loop's network bit for bit
+    monkeypatch.setitem(alphazero.GAMES, "nim", lifted_nim.Nim)
+    net = alphazero.train("nim", dict(lifted_nim.cfg), 0, alphazero.Run(1, log=lambda line: None))
+    assert weights(net) == weights(lifted_nim.net)
+
+
 def test_checkpoint_round_trip_and_bad_files(tmp_path):
     net = net_for(alphazero, "tictactoe", 16)
     path = str(tmp_path / "t.pt")
     alphazero.save(net, path, "tictactoe")
     back = alphazero.load(path, "tictactoe")
     assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
-    with pytest.raises(ValueError, match="tictactoe network, not connect4"):
+    with pytest.raises(ValueError, match="network of tictactoe, not connect4"):
         alphazero.load(path, "connect4")
     (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
     for argv in (["--play", "--checkpoint", str(tmp_path / "bad.pt")], ["--play", "--checkpoint", path],
@@ -1604,8 +1547,7 @@ def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monk
     monkeypatch.delitem(alphazero.GAMES, "letters")
     with pytest.raises(ValueError) as e:  # registered from Python (a name with no module): register it again; a
         alphazero.load(path)              # module:Class name says its --game (test_a_checkpoint_of_a_game_the_bench...)
-    assert str(e.value) == (f"{path} holds a network of 'letters', a game registered from Python: only a process that "
-                            "registers its class again (a trainer's GAMES['letters'] = the class) can load it")
+    assert str(e.value) == f"{path} holds a network of letters: register its class in GAMES to load it"
 
 
 @pytest.mark.parametrize("saver", [alphazero, gumbel, alphazero_plus])
@@ -1619,7 +1561,7 @@ def test_every_trainers_load_refuses_another_games_checkpoint_naming_both(saver,
         for as_net in (True, False):
             with pytest.raises(ValueError) as e:
                 loader.load(path, asked, as_net=as_net)
-            assert str(e.value) == f"{path} holds a {held} network, not {asked}"
+            assert str(e.value) == f"{path} holds a network of {held}, not {asked}"
         assert loader.load(path, held).policy.out_features == loader.GAMES[held].n_actions  # its own game loads
 
 
@@ -1929,7 +1871,7 @@ def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeyp
     # iteration 1's data, then 2's alone (1's left early), 2-3, 3-4, 3-5
     cfg = alphazero_plus.settings("tictactoe", iterations=5, games=2, simulations=2, steps=1, window=3, window_start=1)
     played, fed, self_play, fit = [], [], alphazero_plus.self_play, alphazero_plus.fit
-    monkeypatch.setattr(alphazero_plus, "self_play", lambda **job: played.append(self_play(**job)) or played[-1])
+    monkeypatch.setattr(alphazero_plus, "self_play", lambda *job: played.append(self_play(*job)) or played[-1])
     monkeypatch.setattr(alphazero_plus, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or
                         fit(net, opt, data, *rest))
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, log=lambda line: None))
@@ -2316,12 +2258,12 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
     # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
     # network). The same seed gives the same losses run after run.
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
-    used, after, start = {}, {}, alphazero_plus.Run.begin_shares
+    used, after, start = {}, {}, alphazero_plus.play_shares
 
-    def recording(run, fn, game, net, n_games, cfg, seed):  # the first layer's weights of the network each
-        used[seed[1]] = net.w1.copy()  # iteration's games get (seed: the run's seed, the iteration)
-        return start(run, fn, game, net, n_games, cfg, seed)
-    monkeypatch.setattr(alphazero_plus.Run, "begin_shares", recording)
+    def recording(run, game, net, cfg, seed):  # the first layer's weights of the network each iteration's games
+        used[seed[1]] = net.w1.copy()  # get (seed: the run's seed, the iteration)
+        return start(run, game, net, cfg, seed)
+    monkeypatch.setattr(alphazero_plus, "play_shares", recording)
     lines = []
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=lines.append),
                          on_iteration=lambda it, net: after.update({it: alphazero_plus.NumpyNet(net).w1.copy()}))
@@ -2329,7 +2271,7 @@ def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older
         assert (used[it] == after[max(0, it - 1 - pipeline)]).all(), it
     assert sorted(used) == [1, 2, 3, 4]  # no game begun after the last iteration: its work would be thrown away
     again = []
-    monkeypatch.setattr(alphazero_plus.Run, "begin_shares", start)
+    monkeypatch.setattr(alphazero_plus, "play_shares", start)
     alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(2, log=again.append))
     assert [line.split("self-play")[0] for line in lines] == [line.split("self-play")[0] for line in again]
 
@@ -2356,522 +2298,20 @@ def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
 
 def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
     # Each refused in one line before any work; each edge's other side passes: --lr-final equal to --lr,
-    # --fast-simulations equal to --simulations (or above it when every move is searched in full), --window-start
-    # equal to --window
+    # --window-start equal to --window
     assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
-                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final 0.5 must be at most " \
-                                                   "--lr 0.001: the step size falls to it"
+                        str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final and --window-start must be " \
+                                                   "at most --lr and --window"
     check = lambda **kw: alphazero_plus.check_game("tictactoe", alphazero_plus.settings("tictactoe", **kw))  # noqa
-    with pytest.raises(ValueError, match=r"^--fast-simulations, the cheap searches \(6\), must be at most "
-                                         r"--simulations 5$"):
-        check(simulations=5, full_fraction=0.5, fast_simulations=6)
-    with pytest.raises(ValueError, match=r"^--lr-final 0.0031 must be at most --lr 0.003"):
-        check(lr=0.003, lr_final=0.0031)
+    for wrong in (dict(lr=0.003, lr_final=0.0031), dict(window=7, window_start=8)):
+        with pytest.raises(ValueError, match=r"^--lr-final and --window-start must be at most --lr and --window$"):
+            check(**wrong)
     check(lr=0.003, lr_final=0.003)
-    check(simulations=5, full_fraction=0.5, fast_simulations=5)
-    check(simulations=5, full_fraction=1.0, fast_simulations=6)
-    with pytest.raises(ValueError, match=r"^--window-start is where a growing window starts: at most --window 7$"):
-        check(window=7, window_start=8)
     check(window=7, window_start=7)
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# plumbing.py: the machinery beneath the trainers, called from Python: the settings' checks, the workers, the
-# Run (seeds, the process put back, the live line, --resume, the CSV, faults), files written whole, the flags
-# (the scripts run as a user runs them: the last section)
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_an_unknown_setting_is_refused_in_one_line_that_names_it(module, monkeypatch):
-    # simulation=10 (not simulations): settings() refuses it, and so does train() given settings that hold it, in
-    # one line that names it and every setting there is, before any work
-    played = []
-    monkeypatch.setattr(module, "self_play", lambda *args, **job: played.append(job))
-    words = f"no setting simulation: the settings are {', '.join(module.SETTINGS)}"
-    with pytest.raises(ValueError) as e:
-        module.settings("tictactoe", iterations=1, simulation=10)
-    assert str(e.value) == words
-    cfg = dict(module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1), simulation=10)
-    with pytest.raises(ValueError) as e:
-        module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
-    assert str(e.value) == words and played == []
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_train_refuses_a_setting_outside_its_range_before_any_work(module):
-    # Each setting's record bounds it: hidden 1 to 4096 and lr 1e-6 to 1.0 (both sides of each edge), nan never; a
-    # word one of its choices (alphazero_plus's --net); None only where it is the default (--lr-final)
-    cfg = module.settings("tictactoe")
-    check = lambda **changed: plumbing.check_settings("tictactoe", module.SETTINGS, dict(cfg, **changed))  # noqa
-    check(hidden=1, lr=1.0)
-    for key, value, words in (("hidden", 0, "0, not a number from 1 to 4096"), ("lr", 1.5, "1.5, not a number from "
-                              "1e-06 to 1.0"), ("lr", float("nan"), "nan, not a number"), ("hidden", None, "None")):
-        with pytest.raises(ValueError, match=f"^the setting {key} is {words}"):
-            check(**{key: value})
-    with pytest.raises(ValueError, match="^the setting hidden is 0"):
-        module.train("tictactoe", dict(cfg, hidden=0))
-    if module is alphazero_plus:
-        check(net="conv", lr_final=None)
-        with pytest.raises(ValueError, match="^the setting net is 'cnn', not one of mlp, conv$"):
-            check(net="cnn")
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, monkeypatch):
-    # A game added to GAMES alone takes SETTINGS' defaults, and its own overrides from GAME_SETTINGS; settings given
-    # by hand that lack some are named before any work
-    monkeypatch.setitem(module.GAMES, "letters", Letters)
-    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
-    cfg = module.settings("letters")
-    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"].default == 256
-    partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
-    with pytest.raises(ValueError, match=r"^the settings for letters lack batch, mirror: settings\(\) gives every one$"):
-        module.train("letters", partial, 0, module.Run(1))
-    module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
-
-
-def quotient(a, b):
-    return a // b
-
-
-def test_workers_run_more_jobs_than_processes_in_order_and_send_errors_back():
-    # 7 jobs on 2 processes: each result in its job's place; an exception in a worker is raised here, as it was
-    workers = plumbing.Workers(2, lambda: None)
-    try:
-        assert workers.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
-        assert len({pid for pid in workers.map(os.getpid, [{}] * 4)} - {os.getpid()}) >= 1  # not in this process
-        with pytest.raises(ZeroDivisionError):
-            workers.map(quotient, [dict(a=1, b=0)])
-    finally:
-        workers.close()
-
-
-def apply_job(fn, arg):
-    return fn(arg)
-
-
-def kill_self(sig):
-    os.kill(os.getpid(), sig)
-
-
-def test_a_worker_that_dies_is_an_error_in_words_and_no_hang():
-    # One worker of two killed outright (SIGKILL, what the out-of-memory killer sends) while the other is busy for a
-    # minute: map names it and how it died at once, not when the other is done; one that exits (status 3), likewise
-    for job, words in ((kill_self, r"worker 2 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?$"),
-                       (os._exit, r"worker 2 of 2 \(process \d+\) ended with status 3$")):
-        workers = plumbing.Workers(2, lambda: None)
-        try:
-            with pytest.raises(plumbing.WorkerDied, match=words):
-                workers.map(apply_job, [dict(fn=time.sleep, arg=60), dict(fn=job, arg=3 if job is os._exit else 9)])
-        finally:
-            workers.close()
-        assert workers.processes[1].exitcode in (-9, 3) and not any(p.is_alive() for p in workers.processes)
-
-
-def test_a_worker_of_an_idle_pool_that_dies_ends_the_wait_of_another():
-    # evaluate.py keeps a pool for its measures while a training part uses its own: a worker of the idle pool killed
-    # outright ends the training's wait at once, not when the idle pool is next used
-    idle, busy = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
-    try:
-        os.kill(idle.processes[0].pid, 9)
-        with pytest.raises(plumbing.WorkerDied, match=r"^worker 1 of 2 \(process \d+\) was killed by SIGKILL"):
-            busy.map(apply_job, [dict(fn=time.sleep, arg=60)] * 2)
-    finally:
-        idle.close()
-        busy.close()
-    assert idle not in plumbing.POOLS and not any(p.is_alive() for p in idle.processes + busy.processes)
-
-
-def test_pools_together_keep_no_more_workers_busy_than_cores():
-    # evaluate.py's pool for measures beside a training's own, 2 cores: jobs added while this process computes take
-    # n - 1 = 1 worker; the training's self-play then starts on the one core left, not on a third process; every job
-    # still gets its own result (9 // 2 = 4, 7 // 3 = 2; k // 4 for k < 5: four 0s and a 1)
-    measures, training = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
-    try:
-        batch = measures.add(quotient, [dict(a=k, b=4) for k in range(5)])
-        assert len(measures.busy) == 1
-        training.add_first(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
-        assert len(measures.busy) + len(training.busy) == 2
-        assert training.collect() == [4, 2] and measures.collect(batch) == [0, 0, 0, 0, 1]
-    finally:
-        measures.close()
-        training.close()
-
-
-def test_the_batch_waited_for_is_handed_out_before_jobs_queued_earlier():
-    # 2 workers: three jobs of a minute queued first (rank 0) take one worker; a batch queued after them, at a later
-    # rank, is the one collect waits for: the idle worker takes its jobs (17 // 5 = 3, 20 // 6 = 3), not the minute's
-    # next; both of those are still queued when collect returns. Taken in queue order, collect would wait a minute.
-    workers = plumbing.Workers(2, lambda: None)
-    try:
-        slow = workers.add(apply_job, [dict(fn=time.sleep, arg=60)] * 3)
-        assert len(workers.busy) == 1
-        quick = workers.add(quotient, [dict(a=17, b=5), dict(a=20, b=6)], rank=4)
-        assert workers.collect(quick) == [3, 3]
-        assert [queued[2] for queued in workers.todo] == [slow, slow]
-    finally:
-        workers.close()
-
-
-def steps_until(path):
-    """A long job in steps of 10 ms, each a point where it may pause (as a training's Adam steps are), until a file
-    appears at path, for a minute at most: whether it saw the file, and how many times it paused."""
-    paused, end = 0, time.time() + 60
-    while not os.path.exists(path) and time.time() < end:
-        paused += plumbing.pause_point()
-        time.sleep(0.01)
-    return os.path.exists(path), paused
-
-
-@pytest.mark.parametrize("rank", [3, 0])
-def test_a_job_of_a_later_rank_pauses_for_an_earlier_one_and_goes_on_after(rank, tmp_path):
-    # 2 cores, both running long jobs of rank 3 (evaluate's Part 3a trainings begun ahead), or 0 (the first part's
-    # own), that end once a file appears; a training's self-play (rank -1, before any part's) then starts 2 jobs: a
-    # running job is asked to pause, does at its next step, and the self-play takes its core (9 // 2 = 4,
-    # 7 // 3 = 2); then the file appears, and the long jobs go on and see it. Had neither paused, the self-play would
-    # have waited for them to give up, a minute on.
-    beside, training, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
-    try:
-        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=rank)
-        beside.hand_out(2)
-        assert len(beside.busy) == 2 and plumbing.running() == 2
-        training.add_first(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
-        assert training.collect() == [4, 2]
-        sign.touch()
-        results = beside.collect(batch)
-        assert [seen for seen, _ in results] == [True, True] and sum(paused for _, paused in results) >= 1, results
-        assert not beside.paused and not beside.asked and plumbing.running() == 0
-    finally:
-        beside.close()
-        training.close()
-
-
-def test_the_paused_job_of_the_batch_waited_for_goes_on_before_a_queued_job_of_an_earlier_rank(tmp_path):
-    # Two long jobs of rank 3 hold both cores; another pool's long job of rank 1 takes one of them (a rank-3 job
-    # pauses). The file appears, and a second rank-1 job is queued (with an idle worker): once the running rank-3
-    # job ends, the paused one and the rank-1 job both wait for the free core. Waiting for the rank-3 batch, the
-    # main process lets its paused job go on first: it sees the file and ends, while the rank-1 job is still queued.
-    # Otherwise that job would take the core and the wait would last until the rank-1 jobs give up, a minute on.
-    beside, other, sign = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None), tmp_path / "sign"
-    try:
-        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
-        beside.hand_out(2)
-        first = other.add(steps_until, [dict(path=str(tmp_path / "never"))], rank=1)
-        deadline = time.time() + 120
-        while not other.busy:  # the ask is answered at the paused job's next step
-            assert time.time() < deadline, "the rank-1 job never got a core"
-            other.pump(plumbing.WAIT, 2)
-        assert len(other.busy) == 1 and len(beside.busy) == 2
-        sign.touch()
-        second = other.add(steps_until, [dict(path=str(tmp_path / "never"))], rank=1)
-        assert [seen for seen, _ in beside.collect(batch)] == [True, True]
-        assert [queued[2] for queued in other.todo] == [second] and first.left == 1
-    finally:
-        beside.close()
-        other.close()
-
-
-def test_a_job_never_asks_one_ranked_before_it_to_pause(tmp_path):
-    # Two jobs of rank 1 hold both cores; a job of rank 3 comes, with an idle worker but no core: it waits, queued,
-    # and no running job is asked to pause; then a job of rank 0 comes, and asks.
-    running, later = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
-    try:
-        running.add(steps_until, [dict(path=str(tmp_path / "never"))] * 2, rank=1)
-        running.hand_out(2)
-        later.add(quotient, [dict(a=9, b=2)], rank=3)
-        later.hand_out(2)
-        assert len(running.busy) == 2 and not running.asked and len(later.todo) == 1 and not later.busy
-        later.add(quotient, [dict(a=8, b=2)], rank=0)
-        later.hand_out(2)
-        assert len(running.asked) == 1  # the control: a job of an earlier rank (0) asks
-    finally:
-        running.close()
-        later.close()
-
-
-class Scripted:
-    """Stand-ins for a worker's pipe to its main process and its Event to go on: what was sent, and a wait that
-    returns at once (the main process's word to go on)."""
-    def __init__(self):
-        self.sent = []
-
-    def send(self, what):
-        self.sent.append(what)
-
-    def is_set(self):
-        return False
-
-    def wait(self):
-        pass
-
-
-def test_a_runs_clock_leaves_out_the_seconds_a_worker_was_paused(monkeypatch):
-    # In a worker asked to pause: it says "paused", and the 30 s it waits (the clock reads 50, then 80) are added to
-    # PAUSED; the Run's clock then reads 100 - 30 = 70, so an iteration's seconds leave the pause out.
-    scripted, times = Scripted(), iter([50.0, 80.0, 100.0])
-    monkeypatch.setattr(plumbing, "ASKED", (scripted, scripted))
-    monkeypatch.setattr(plumbing, "PAUSED", [0.0])
-    monkeypatch.setattr(plumbing, "time", types.SimpleNamespace(time=lambda: next(times)))
-    assert plumbing.pause_point() is True and scripted.sent == [("paused", None)]
-    assert plumbing.PAUSED == [30.0] and plumbing.clock() == 70.0
-
-
-def test_the_adam_steps_hand_out_what_waits_for_a_worker(tmp_path):
-    # A Run of 2 workers while this process trains (fit's on_step is Run.step_done): a batch of 2 jobs begins with
-    # one (this process computes: n - 1 workers run), and once that one is done, the next Adam step takes in its
-    # result and the one after hands out the other. A run whose steps did not would leave a worker idle for the
-    # whole training.
-    with alphazero.Run(2, log=lambda line: None) as run:
-        run.begin("tictactoe", alphazero.settings("tictactoe", steps=4), net_for(alphazero, "tictactoe", 8), None)
-        batch = run.workers.add(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
-        assert len(run.workers.busy) == 1 and len(run.workers.todo) == 1
-        busy = list(run.workers.busy)
-        assert multiprocessing_wait(busy, 60)  # its result is in the pipe
-        run.step_done()
-        run.step_done()
-        assert batch.results[0] == 4 and not run.workers.todo  # handed out (and maybe done already)
-        assert run.workers.collect(batch) == [4, 2]
-
-
-def multiprocessing_wait(pipes, seconds):  # the pipes ready within seconds (a bound, not a race)
-    import multiprocessing.connection
-    return multiprocessing.connection.wait(pipes, seconds)
-
-
-def test_a_run_whose_busy_workers_say_nothing_for_silent_seconds_ends_in_one_line(monkeypatch, tmp_path):
-    # SILENT is 2 s here (600 in a run), a working job's word every 0.1 s. A worker stopped by SIGSTOP, the other
-    # done: no word comes, and the wait ends in a Stalled line that names the stopped one. A paused job whose word
-    # to go on is lost (go_on that forgets to set its Event, a deliberate bug), the other done: the same, the lost
-    # one named as busy, since its main process thinks it goes on.
-    import signal
-    monkeypatch.setattr(plumbing, "SILENT", 2.0)
-    monkeypatch.setattr(plumbing, "BEAT", 0.1)
-    sign = tmp_path / "sign"
-    workers = plumbing.Workers(2, lambda: None)
-    try:
-        batch = workers.add(steps_until, [dict(path=str(sign))] * 2)
-        workers.hand_out(2)
-        stopped = workers.processes[0].pid
-        os.kill(stopped, signal.SIGSTOP)
-        sign.touch()
-        with pytest.raises(plumbing.Stalled) as e:
-            workers.collect(batch)
-        assert re.fullmatch(rf"no worker has said a word for \d+ s, though worker 1 of 2 \(process {stopped}\) is "
-                            r"stopped \(SIGSTOP\?\): a run that makes no progress for 2 s ends", str(e.value)), e.value
-    finally:
-        workers.close()
-    sign.unlink()
-    monkeypatch.setattr(plumbing.Workers, "go_on", lambda self, pipe: (self.asked.discard(pipe),
-                                                                        self.paused.discard(pipe)))
-    beside, training = plumbing.Workers(2, lambda: None), plumbing.Workers(2, lambda: None)
-    try:
-        batch = beside.add(steps_until, [dict(path=str(sign))] * 2, rank=3)
-        beside.hand_out(2)
-        training.add_first(quotient, [dict(a=9, b=2), dict(a=7, b=3)])
-        assert training.collect() == [4, 2]
-        sign.touch()
-        with pytest.raises(plumbing.Stalled, match=r"though worker \d of 2 \(process \d+\) is busy(, worker \d of 2 "
-                                                   r"\(process \d+\) is busy)?: a run that"):
-            beside.collect(batch)
-    finally:
-        beside.close()
-        training.close()
-
-
-def test_the_parts_work_ahead_begins_before_the_first_part_once(tmp_path):
-    # main, with three parts a, b, c and work ahead for a and c: both begin before part a runs, each once (the
-    # functions in evaluate.py give what they began when called again; these say it only the first time)
-    script = tmp_path / "ahead.py"
-    script.write_text(f"""import sys
-sys.path.insert(0, {HERE!r})
-import evaluate
-said = []
-part = lambda name: lambda args: said.append(name) or {{"checks": []}}
-ahead = lambda name: lambda args: said.append(name + " ahead") if name + " ahead" not in said else None
-evaluate.main({{name: (name, part(name), (1, 1)) for name in "abc"}}, "", None, "r.json", {{}},
-              ahead={{"a": ahead("a"), "c": ahead("c")}})
-print(said)
-""")
-    out = subprocess.run([sys.executable, str(script), "--workers", "1", "--json", str(tmp_path / "r.json")],
-                         capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.splitlines()[-1] == "['a ahead', 'c ahead', 'a', 'b', 'c']", out
-
-
-def test_measures_begun_beside_other_work_add_up_to_what_they_add_up_to_alone(monkeypatch):
-    # evaluate's Measures begins a kept network's matches while its training goes on: on 2 workers each job is cut
-    # into 2 * 2 = 4 pieces that run while another pool's 7 jobs (k // 3) come and go; each job's total is the one
-    # run_jobs gives with 1 worker, in this process (tic-tac-toe: 6 games a match at 3 simulations, 10 positions)
-    jobs = evaluate.tictactoe_jobs(tiny(alphazero, "tictactoe"), 3, 6, 10, 0)
-    alone = evaluate.run_jobs(jobs)
-    monkeypatch.setattr(evaluate, "POOL", plumbing.Workers(2, alphazero.start_process))
-    training = plumbing.Workers(2, lambda: None)
-    try:
-        measures = evaluate.Measures().add(jobs)
-        assert len(measures.batches[0][0]) == 4 * len(jobs)
-        assert training.map(quotient, [dict(a=k, b=3) for k in range(7)]) == [k // 3 for k in range(7)]
-        assert measures.results() == alone
-    finally:
-        evaluate.POOL.close()
-        training.close()
-
-
-@pytest.mark.parametrize("paused", [False, True])
-def test_a_worker_whose_main_process_is_killed_outright_ends_by_itself(paused, tmp_path):
-    # A main process killed by SIGKILL runs no clean-up: its workers, each busy with a job of a minute, see it gone
-    # and end themselves before their jobs do (they would write the file `done`). Each worker prints its process id
-    # from inside its job, so the kill lands while the jobs run. Paused: two more workers, of another pool, began
-    # jobs of a later rank first; the two jobs of a minute then ran only once both of those had paused (a core
-    # each), and the paused ones end too.
-    script = tmp_path / "main.py"
-    script.write_text(f"""import os, sys, time
-sys.path.insert(0, {HERE!r})
-import plumbing
-def busy(seconds, pausing=False):
-    os.write(1, f"{{os.getpid()}}\\n".encode())  # one write: two workers' lines never interleave
-    end = time.time() + seconds
-    while time.time() < end:
-        if pausing:
-            plumbing.pause_point()
-        time.sleep(0.01)
-    open({str(tmp_path / "done")!r}, "w")
-workers = [plumbing.Workers(2, lambda: None) for _ in range(1 + {paused})]
-if {paused}:
-    workers[1].add(busy, [dict(seconds=60, pausing=True)] * 2, rank=3)
-    workers[1].hand_out(2)
-workers[0].map(busy, [dict(seconds=60)] * 2)
-""")
-    main = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=HERE)
-    n = 4 if paused else 2
-    pids = [int(line) for line in read_lines(main, lambda lines: len(lines) >= n)[:n]]
-    assert len(set(pids)) == n and set(map(str, pids)) == set(children(main.pid)), "the workers, in their jobs"
-    main.kill()
-    main.wait(timeout=120)
-    deadline = time.time() + 120
-    for pid in pids:  # each exits (then init reaps it): wait for the sign; a hang fails instead of stalling the suite
-        while not ended(pid):
-            if time.time() > deadline:
-                os.kill(pid, 9)
-                raise AssertionError(f"worker {pid} outlived its main process by 120 s")
-            time.sleep(0.05)
-    assert not (tmp_path / "done").exists()  # (ended before its job did)
-
-
-def ended(pid):  # a process gone, or a zombie that only waits to be reaped
-    try:
-        return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
-    except OSError:
-        return True
-
-
-def test_a_game_registered_at_run_time_reaches_the_worker_processes(monkeypatch):
-    # The README's Nim, registered in GAMES by this process alone (not in a module the workers import): a training
-    # with 2 workers plays it, since on Linux the workers start as copies of this process (plumbing.START asks for
-    # fork, which Python 3.14 no longer gives by default). 2 workers x 3 games of Nim, 5 simulations a move.
-    scope = {"np": np}
-    exec(readme_nim(), scope)
-    monkeypatch.setitem(alphazero.GAMES, "nim", scope["Nim"])
-    cfg = alphazero.settings("nim", hidden=8, iterations=1, games=6, simulations=5, steps=2)
-    lines = []
-    alphazero.train("nim", cfg, 0, alphazero.Run(2, log=lines.append))
-    assert len(lines) == 1 and "games    6" in lines[0]
-
-
-class Local(games.TicTacToe):  # a game class that no module names as such: registered under another name below
-    pass
-
-
-@pytest.mark.parametrize("method", ["spawn", "forkserver"])
-def test_workers_started_afresh_train_the_same_weights_as_forked_ones(method, monkeypatch, tmp_path):
-    # macOS starts its workers by spawning, and Python 3.14's default on Linux is the fork server: there a worker is
-    # a new process that imports what it runs, and its parent may be the fork server, not the main process. With 2
-    # workers started so, a training gives the weights of this process alone (which the fork gives too: see the
-    # test of 1, 2 and 3 workers), for a built-in game and for a game of one's own module; a class the workers
-    # cannot import is refused in one line that says what to do.
-    import multiprocessing
-    (tmp_path / "mygames.py").write_text("import games\n\nclass Mine(games.TicTacToe):\n    pass\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import mygames
-    monkeypatch.setitem(alphazero.GAMES, "mine", mygames.Mine)
-    monkeypatch.setitem(alphazero.GAMES, "local", Local)
-    cfg = alphazero.settings("tictactoe", iterations=2, games=6, simulations=4, steps=3)
-    alone = {game: weights(alphazero.train(game, cfg, 5, alphazero.Run(1, log=lambda line: None)))
-             for game in ("tictactoe", "mine")}
-    monkeypatch.setattr(plumbing, "START", multiprocessing.get_context(method))
-    for game in ("tictactoe", "mine"):
-        assert weights(alphazero.train(game, cfg, 5, alphazero.Run(2, log=lambda line: None))) == alone[game], game
-    Local.__qualname__ = "Elsewhere"  # (as a class made in a function, or a notebook's, is named)
-    try:
-        with pytest.raises(ValueError) as e:
-            alphazero.train("local", cfg, 5, alphazero.Run(2, log=lambda line: None))
-    finally:
-        Local.__qualname__ = "Local"
-    assert str(e.value) == (f"the game Elsewhere cannot reach the worker processes, which this system starts afresh "
-                            f"({method}): define its class at the top of a module they can import (a file), or play in "
-                            f"this process (1 worker)")
-
-
-SPAWNED = """import multiprocessing, sys
-sys.path.insert(0, {here!r})
-import evaluate, plumbing
-if __name__ == "__main__":  # evaluate.py's command line, its workers spawned (macOS's start)
-    plumbing.START = multiprocessing.get_context("spawn")
-    sys.argv = ["evaluate.py"] + {argv!r}
-    evaluate.command()
-"""
-
-
-def test_evaluate_with_spawned_workers_writes_the_json_forked_ones_do(tmp_path):
-    # Part 1 at --quick size, with 2 workers forked (as on Linux) and spawned (as on macOS): the same JSON but the
-    # seconds.
-    argv = ["--quick", "--part", "1", "--workers", "2", "--json"]
-    (tmp_path / "spawned.py").write_text(SPAWNED.format(here=HERE, argv=argv + [str(tmp_path / "spawned.json")]))
-    for out in (run("evaluate.py", *argv, str(tmp_path / "forked.json")), run(str(tmp_path / "spawned.py"))):
-        assert out.returncode == 0, out.stderr[-2000:]
-    forked, spawned = (json.loads((tmp_path / f"{kind}.json").read_text())["1"] for kind in ("forked", "spawned"))
-    for r in (forked, spawned):
-        del r["seconds"], r["time_split"]
-    assert forked == spawned
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_the_workers_tell_their_games_where_the_live_line_reads_them(module):
-    # Two worker processes send their games over and moves through their pipes: at the end, all 9 games over, and
-    # as many moves made as positions came back (tic-tac-toe: no mirror).
-    cfg = module.settings("tictactoe", games=9, simulations=4)
-    kind = (cfg["net"],) if module is alphazero_plus else ()
-    net = module.NumpyNet(net_for(module, "tictactoe", cfg["hidden"], *kind))
-    heard = {}
-    workers = plumbing.Workers(2, module.start_process)
-    try:
-        jobs = [dict(game=games.TicTacToe, net=net, n_games=n, cfg=cfg, rng=np.random.default_rng(k)) for k, n in
-                enumerate((5, 4))]
-        parts = workers.map(module.self_play, jobs, lambda k, over, positions: heard.update({k: (over, positions)}))
-    finally:
-        workers.close()
-    assert heard == {0: (5, len(parts[0][2])), 1: (4, len(parts[1][2]))} and len(parts[0][2]) > 5 * 5
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_each_share_and_each_iteration_plays_its_own_games(module, monkeypatch):
-    # Two iterations of two shares: four jobs, each with its own random stream (seed, iteration, share), so that no
-    # two of them play the same games; the same seed again gives the same four. (One worker: this process plays
-    # them all, where the test sees each.)
-    played, self_play = [], module.self_play
-
-    def recording(**job):
-        seed = job["rng"].bit_generator.seed_seq.entropy
-        out = self_play(**job)
-        played.append((seed, out[0].tobytes()))
-        return out
-    monkeypatch.setattr(module, "self_play", recording)
-    cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=1)
-    module.train("tictactoe", cfg, 7, module.Run(1, log=lambda line: None))
-    seeds, games_played = zip(*played)
-    assert sorted(seeds) == [(7, 1, 0), (7, 1, 1), (7, 2, 0), (7, 2, 1)] and len(set(games_played)) == 4
-    first = list(played)
-    played.clear()
-    module.train("tictactoe", cfg, 7, module.Run(1, log=lambda line: None))
-    assert played == first
-
+# plumbing.py: the machinery, each guarantee tested by causing its fault (workers, stops, files, flags, Python)
 
 def weights(net):  # a network's weights, as bytes: equal only if equal bit for bit
     return [w.detach().numpy().tobytes() for w in net.state_dict().values()]
@@ -2908,131 +2348,19 @@ def test_a_jobs_numbers_are_the_same_with_1_or_3_workers(monkeypatch):
     jobs = {"m": evaluate.Match("connect4", evaluate.Agent(net, 6), evaluate.random_player, 12, 5), "p": Pieces(10)}
     measured = []
     for n in (1, 3):  # the pool of evaluate's parts: this process alone, then 3 worker processes
-        monkeypatch.setattr(evaluate, "POOL", plumbing.Workers(n, alphazero.start_process))
+        monkeypatch.setitem(evaluate.POOLS, "now", plumbing.pool(n))
         try:
             measured.append(evaluate.run_jobs(jobs))
         finally:
-            evaluate.POOL.close()
+            plumbing.close(evaluate.POOLS["now"])
     assert measured[0]["p"] == measured[1]["p"] == [(0, 1), (2, 3, 4), (5, 6), (7, 8, 9)]
     assert measured[0]["m"] == measured[1]["m"] and len(measured[0]["m"]) == 12 and not jobs["m"].agent.cache
-
-
-def blas_threads():  # numpy's BLAS's threads now
-    import threadpoolctl
-    return [pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
-
-
-def test_train_from_python_puts_the_process_back_as_it_found_it(tmp_path):
-    # start_process sets one torch thread, one BLAS thread for numpy (at run time: this process loaded numpy long
-    # ago) and gc thresholds of (50000, 20, 20) for a training; train() called from Python puts back the caller's
-    # own, here 2 threads each and thresholds (900, 11, 12), whether it ends or is refused (a path that holds text).
-    # fit's on_step is told once per Adam step: 3 steps, 2 iterations, 6 calls.
-    import threadpoolctl
-    before = torch.get_num_threads(), gc.get_threshold(), threadpoolctl.threadpool_limits(2, "blas")
-    inside, steps, fit = [], [], alphazero.fit
-    try:
-        torch.set_num_threads(2)
-        gc.set_threshold(900, 11, 12)
-        cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=3)
-        alphazero.fit = lambda *args: fit(*args[:-1], lambda: steps.append(args[-1]) or args[-1]())
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None), on_iteration=lambda it, net:
-                        inside.append((torch.get_num_threads(), gc.get_threshold(), blas_threads())))
-        assert inside == [(1, (50_000, 20, 20), [1])] * 3 and len(steps) == 6
-        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == (2, (900, 11, 12), [2])
-        (tmp_path / "notes.txt").write_text("mine")
-        with pytest.raises(ValueError, match="holds text"):
-            alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(tmp_path / "notes.txt")))
-        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == (2, (900, 11, 12), [2])
-    finally:
-        alphazero.fit = fit
-        torch.set_num_threads(before[0])
-        gc.set_threshold(*before[1])
-        before[2].restore_original_limits()
-
-
-def test_from_python_a_note_or_a_refusal_names_runs_arguments_not_flags(tmp_path):
-    # From Python a stopped training says how to go on with Run's own argument, and a second one onto its checkpoint
-    # is refused in the same words; the command line's say --resume (test_ctrl_c_stops_training...).
-    path = str(tmp_path / "p.pt")
-    cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=2)
-    with pytest.raises(plumbing.Stopped) as e:
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None), stop_after(1))
-    assert e.value.note == f"interrupted at iteration 2; {path} holds iteration 1: add resume=True to go on"
-    with pytest.raises(ValueError) as e:
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path))
-    assert str(e.value) == (f"{path} holds a training already: add resume=True to go on with it, choose another out "
-                            "path, or add replace=True to start afresh over it")
-
-
-class Terminal:
-    """A stand-in for sys.stdout: what was written, and whether it says it is a terminal."""
-    def __init__(self, tty):
-        self.tty, self.text = tty, ""
-
-    def isatty(self):
-        return self.tty
-
-    def write(self, text):
-        self.text += text
-
-    def flush(self):
-        pass
-
-
-def live_line_in_worker():  # a Run made inside another run's worker, whose stdout is a terminal: does it draw?
-    sys.stdout = Terminal(True)
-    with alphazero.Run(1) as run:
-        return run.line.on
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_long_work_shows_its_progress_on_one_line_on_a_terminal_only(module, monkeypatch):
-    # The live line is drawn once a phase has run PROGRESS_AFTER seconds, at most every PROGRESS_EVERY; both 0 here,
-    # so it is drawn at every move of self-play (in-process) and every Adam step: 2 iterations of 8 games and 7 steps.
-    monkeypatch.setattr(plumbing, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(plumbing, "PROGRESS_EVERY", 0.0)
-    cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=7)
-    screen = Terminal(True)
-    monkeypatch.setattr(sys, "stdout", screen)
-    module.train("tictactoe", cfg, 0, module.Run(1))  # its log prints each iteration's line on the same screen
-    drawn, lines = screen.text.split("\r"), [row.rsplit("\r", 1)[1] for row in screen.text.split("\n")[:-1]]
-    assert [line[:19] for line in lines] == ["\033[Kiteration   1/2 ", "\033[Kiteration   2/2 "]  # live line cleared
-    for it, line in ((1, lines[0]), (2, lines[1])):  # the positions the iteration's line counts, moved to
-        positions = int(line.split("positions")[1].split()[0])
-        assert f"iteration {it}: 0/8 games over, 0 moves\033[K" in drawn
-        assert f"iteration {it}: 8/8 games over, {positions} moves\033[K" in drawn
-        assert [f"iteration {it}: {k}/7 Adam steps\033[K" in drawn for k in range(1, 8)] == [True] * 7
-    for tty, after in ((False, 0.0), (True, 1e9)):  # not a terminal; a terminal, but no phase ran long enough
-        monkeypatch.setattr(plumbing, "PROGRESS_AFTER", after)
-        monkeypatch.setattr(sys, "stdout", Terminal(tty))
-        module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
-        assert sys.stdout.text == ""
-    monkeypatch.setattr(sys, "stdout", Terminal(True))
-    workers = plumbing.Workers(2, lambda: None)  # a training inside a worker (evaluate.py's small runs) draws nothing
-    try:
-        assert workers.map(live_line_in_worker, [{}]) == [False]
-    finally:
-        workers.close()
-
-
-def test_resume_goes_on_from_the_iterations_done(tmp_path):
-    path, lines = str(tmp_path / "r.pt"), []
-    cfg = alphazero.settings("tictactoe", games=6, simulations=5, steps=5)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, log=lambda line: None))
-    alphazero.train("tictactoe", dict(cfg, iterations=4), 0, alphazero.Run(1, out=path, resume=True, log=lines.append))
-    assert [line.split()[1] for line in lines if line.startswith("iteration")] == ["3/4", "4/4"]
-    assert torch.load(path, weights_only=True)["iterations_done"] == 4
-    before = open(path, "rb").read()
-    assert exit_message("alphazero.py", "--game", "tictactoe", "--games", "6", "--simulations", "5", "--steps", "5",
-                        "--iterations", "6", "--hidden", "64", "--resume", "--out", path) == \
-        f"alphazero.py: error: {path} was trained with hidden 128, not 64: --resume needs the same settings"
-    assert open(path, "rb").read() == before  # left as it was (a setting added since the checkpoint: see below)
 
 
 def stop_after(k):  # an on_iteration that stops the run after iteration k, as Ctrl-C would
     def told(it, net):
         if it == k:
-            raise plumbing.Stopped()
+            raise KeyboardInterrupt
     return told
 
 
@@ -3041,253 +2369,294 @@ def stop_after(k):  # an on_iteration that stops the run after iteration k, as C
     (alphazero_plus, dict(window=2)), (alphazero_plus, dict(pipeline=1, window=3, window_start=1))])
 def test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped(module, options, tmp_path):
     # 4 iterations, a window of 2 or 3 (growing from 1 in the pipeline's case, whose games are played by the network
-    # one step older): stopped after iteration 1 or 3 and resumed, the weights are the unbroken run's bit for bit,
-    # though the stopped run had 1 worker and the others 2. A checkpoint without what train keeps (the window, the
-    # random streams, the pipeline's network: as saved before checkpoints kept them) resumes into another network.
+    # one step older): stopped after iteration 1 or 3 (a KeyboardInterrupt, as Ctrl-C raises, whose note from Python
+    # names resume=True) and resumed, the weights are the unbroken run's bit for bit, though the stopped run had 1
+    # worker and the others 2; the CSV has a row for each iteration once, and no lock is left.
     cfg = module.settings("tictactoe", iterations=4, games=6, simulations=5, steps=4, **options)
     unbroken = weights(module.train("tictactoe", cfg, 2, module.Run(2, log=lambda line: None)))
     for k in (1, 3):
         path = str(tmp_path / f"s{k}.pt")
-        with pytest.raises(plumbing.Stopped):
+        with pytest.raises(KeyboardInterrupt) as e:
             module.train("tictactoe", cfg, 2, module.Run(1, out=path, log=lambda line: None), stop_after(k))
-        assert torch.load(path, weights_only=True)["iterations_done"] == k
-        if k == 1:
-            old = str(tmp_path / "old.pt")
-            ckpt = torch.load(path, weights_only=True)
-            del ckpt["kept"]
-            torch.save(ckpt, old)
-            lines = []
-            resumed = module.train("tictactoe", cfg, 2, module.Run(2, out=old, resume=True, log=lines.append))
-            assert weights(resumed) != unbroken and "holds no replay window" in lines[0]
+        assert e.value.__notes__ == [f"{path} holds iteration {k}: add resume=True to go on"]
         resumed = module.train("tictactoe", cfg, 2, module.Run(2, out=path, resume=True, log=lambda line: None))
         assert weights(resumed) == unbroken, f"stopped after iteration {k}"
+        assert [line.split(",")[0] for line in open(tmp_path / f"s{k}.csv")] == ["iteration", "1", "2", "3", "4"]
+    assert sorted(os.listdir(tmp_path)) == ["s1.csv", "s1.pt", "s1.pt.lock", "s3.csv", "s3.pt", "s3.pt.lock"]
 
 
 class NanLater(games.TicTacToe):
-    """Tic-tac-toe whose examples' encodings turn nan once `broken` says so (the search's, encode_many's, do not)."""
+    """Tic-tac-toe whose examples' encodings turn nan (or infinite) once `broken` says so (not the search's)."""
     broken = []
 
     def encode(self):
-        return super().encode() * np.float32("nan" if self.broken else 1)
+        return super().encode() * np.float32(self.broken[-1] if self.broken else 1)
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_a_loss_that_turns_nan_stops_the_training_in_one_line_with_the_last_finite_network(module, monkeypatch,
+@pytest.mark.parametrize("bad", ["nan", "inf"])
+def test_a_loss_that_turns_nan_or_infinite_stops_the_training_with_the_last_finite_network(module, bad, monkeypatch,
                                                                                            tmp_path):
-    # Iteration 1 trains on numbers; from iteration 2 on, every example's encoding is nan, so its loss is nan: the
-    # run stops there, in one line that names the iteration, and the checkpoint keeps iteration 1's finite network
-    # (its CSV one row), though 3 iterations were asked.
+    # Iteration 1 trains on numbers; from iteration 2 on every example's encoding is nan (or infinite, which makes
+    # the network's outputs nan: inf - inf), so its loss is not a number: the run stops there, in one line that names
+    # the iteration, and the checkpoint keeps iteration 1's finite network (its CSV one row), though 3 were asked.
     monkeypatch.setitem(module.GAMES, "nanlater", NanLater)
     monkeypatch.setattr(NanLater, "broken", [])
     path, lines = str(tmp_path / "n.pt"), []
     cfg = module.settings("nanlater", iterations=3, games=4, simulations=4, steps=3)
-    with pytest.raises(plumbing.NotANumber) as e:
+    with pytest.raises(ValueError) as e:
         module.train("nanlater", cfg, 0, module.Run(1, out=path, log=lines.append),
-                     on_iteration=lambda it, net: NanLater.broken.append(it) if it else None)
-    assert str(e.value) == ("the loss is nan at iteration 2: the network's inputs or targets hold a nan or an "
-                            f"infinity, or its training diverged; {path} holds iteration 1, the last whose loss was a "
-                            "number")
-    assert len(lines) == 1 and "loss " in lines[0] and "nan" not in lines[0]
+                     on_iteration=lambda it, net: NanLater.broken.append(bad) if it else None)
+    assert str(e.value) == "the loss is nan at iteration 2: the training diverged"
+    assert e.value.__notes__ == [f"{path} holds iteration 1: add resume=True to go on"]
+    assert len(lines) == 1 and "nan" not in lines[0]
     ckpt = torch.load(path, weights_only=True)
     assert ckpt["iterations_done"] == 1 and all(torch.isfinite(w).all() for w in ckpt["state_dict"].values())
     assert len(open(tmp_path / "n.csv").read().splitlines()) == 2  # the header and iteration 1
 
 
-class Forever:
-    """A game that never ends: each move adds a stone, and there is always another move."""
-    n_actions, encoding_size = 2, 2
 
-    def __init__(self, moves=0):
-        self.moves = moves
-
-    def copy(self):
-        return Forever(self.moves)
-
-    def legal_moves(self):
-        return [0, 1]
-
-    def play(self, move):
-        self.moves += 1
-
-    def is_over(self):
-        return False
-
-    def first_to_move(self):
-        return self.moves % 2 == 0
-
-    def result(self):
-        return 0.5
-
-    def move_name(self, move):
-        return str(move)
-
-    def key(self):
-        return self.moves
-
-    def encode(self):
-        return self.encode_many([self])[0]
-
-    @staticmethod
-    def encode_many(states):
-        return np.array([[s.moves % 2, 1 - s.moves % 2] for s in states], dtype=np.float32)
-
-
-def test_a_game_that_never_ends_stops_the_training_in_one_line(monkeypatch):
-    # The contract says a game ends within MOST_MOVES moves (30 here): a game that does not is named, in one line,
-    # whether its games are played in this process or in the workers (their progress says how many moves).
-    monkeypatch.setattr(plumbing, "MOST_MOVES", 30)
-    monkeypatch.setitem(alphazero.GAMES, "forever", Forever)
-    cfg = alphazero.settings("forever", iterations=1, games=2, simulations=2, steps=1, hidden=4)
-    for workers in (1, 2):
-        with pytest.raises(plumbing.Fault) as e:
-            alphazero.train("forever", cfg, 0, alphazero.Run(workers, log=lambda line: None))
-        assert str(e.value) == "a game of forever has not ended after 30 moves: a game must end (see the contract in " \
-            "games.py)"
-
-
-def test_resume_goes_on_with_adams_moments_and_step_count(tmp_path, monkeypatch):
-    # 2 iterations of 5 Adam steps, then --resume: the first steps after it start from the checkpoint's moments and
-    # from step 10, not from zero, so a resumed run goes on as the run would have.
-    path = str(tmp_path / "a.pt")
-    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=5)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=path, log=lambda line: None))
-    saved = torch.load(path, weights_only=True)["optimizer"]["state"]
-    seen, fit = [], alphazero.fit
-
-    def first_fit(net, optimizer, *args):
-        if not seen:
-            seen.append({k: {n: v.clone() for n, v in st.items()} for k, st in optimizer.state_dict()["state"].items()})
-        return fit(net, optimizer, *args)
-    monkeypatch.setattr(alphazero, "fit", first_fit)
-    alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
-                    alphazero.Run(1, out=path, resume=True, log=lambda line: None))
-    assert set(seen[0]) == set(saved) and all(int(seen[0][k]["step"]) == 10 for k in saved)
-    assert all(torch.equal(seen[0][k][m], saved[k][m]) for k in saved for m in ("exp_avg", "exp_avg_sq"))
-
-
-# Each trainer, one setting it has (deleted from the saved settings as a checkpoint from before it would lack it),
-# its plain default (SETTINGS': the behaviour before it existed), and a value other than that. Connect Four's recipe
-# turns the solver on (1), but a checkpoint saved before the solver existed was trained without it (0).
-OLDER = [(alphazero, "tictactoe", "mirror", 0, 1), (alphazero, "tictactoe", "c_puct", 1.25, 2.5),
-         (alphazero, "tictactoe", "reuse_tree", 0, 1), (gumbel, "tictactoe", "considered", 16, 4),
-         (gumbel, "tictactoe", "mirror", 0, 1), (alphazero_plus, "tictactoe", "lr_cycle", 0, 1),
-         (alphazero_plus, "tictactoe", "target", "visits", "improved"),
-         (alphazero_plus, "tictactoe", "window_start", None, 3), (alphazero_plus, "tictactoe", "solver", 0, 2),
-         (alphazero_plus, "connect4", "solver", 0, 1)]
-
-
-@pytest.mark.parametrize("module, game, key, default, other", OLDER)
-def test_a_resume_from_a_checkpoint_saved_before_a_setting_existed_takes_its_default(module, game, key, default, other,
-                                                                                    tmp_path):
-    # A checkpoint after 1 iteration (2 Adam steps taken), its settings without `key`. resume_from with the settings
-    # at that setting's plain default goes on: it returns 1, and the network and Adam's step count are the saved
-    # ones. Asking for the other value is refused: the checkpoint counts as trained with the plain default. Through
-    # train and its Run, the training goes on to iteration 2, and then, having done every iteration asked, says so
-    # instead of training nothing.
-    assert module.SETTINGS[key].default == default
-    cfg = module.settings(game, iterations=3, hidden=8, games=2, simulations=2, steps=2, **{key: default})
-    net = net_for(module, game, 8)
-    optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    for _ in range(2):
-        optimizer.zero_grad()
-        sum(out.sum() for out in net(torch.ones(2, module.GAMES[game].encoding_size))).backward()
-        optimizer.step()
-    path = str(tmp_path / "old.pt")
-    module.save(net, path, game, optimizer, 1, {k: v for k, v in cfg.items() if k != key})
-    assert key not in torch.load(path, weights_only=True)["settings"]
-    fresh = net_for(module, game, 8)
-    fresh_optimizer = torch.optim.Adam(fresh.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"])
-    resume = module.Run(out=path, resume=True).resume_from
-    assert resume(game, cfg, fresh, fresh_optimizer) == 1
-    assert all(torch.equal(a, b) for a, b in zip(net.parameters(), fresh.parameters()))
-    assert all(int(st["step"]) == 2 for st in fresh_optimizer.state_dict()["state"].values())
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_an_unknown_setting_is_refused_in_one_line_that_names_it(module, monkeypatch):
+    # simulation=10 (not simulations): settings() refuses it, and so does train() given settings that hold it, in
+    # one line that names it and every setting there is, before any work
+    played = []
+    monkeypatch.setattr(module, "self_play", lambda *args, **job: played.append(job))
+    words = f"no setting simulation: the settings are {', '.join(module.SETTINGS)}"
     with pytest.raises(ValueError) as e:
-        resume(game, dict(cfg, **{key: other}), net_for(module, game, 8),
-               torch.optim.Adam(net_for(module, game, 8).parameters()))
-    assert str(e.value) == f"{path} was trained with {key} {default!r}, not {other!r}: resume=True needs the same " \
-        "settings"  # (from Python: Run's argument; the command line says --resume)
-    lines = []
-    module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True, log=lines.append))
-    # saved without what train keeps (as before checkpoints kept it): one line says so, then the iteration's
-    assert len(lines) == 2 and lines[1].startswith("iteration   2/2")
-    assert lines[0] == (f"{path} holds no replay window and no random streams (saved by an older version): "
-                        "iteration 2 trains on its own games alone, from fresh streams, so the numbers differ from an "
-                        "unbroken run's")
-    assert torch.load(path, weights_only=True)["iterations_done"] == 2
-    with pytest.raises(ValueError, match=r"has 2 iterations done, all that cfg's iterations asks: ask for more to go "
-                                         r"on"):
-        module.train(game, dict(cfg, iterations=2), 0, module.Run(1, out=path, resume=True))
+        module.settings("tictactoe", iterations=1, simulation=10)
+    assert str(e.value) == words
+    cfg = dict(module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1), simulation=10)
+    with pytest.raises(ValueError) as e:
+        module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
+    assert str(e.value) == words and played == []
 
 
-def test_a_resumed_training_whose_csv_went_missing_writes_it_with_its_header(tmp_path):
-    out = str(tmp_path / "m.pt")
-    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=2)
-    alphazero.train("tictactoe", dict(cfg, iterations=1), 0, alphazero.Run(1, out=out, log=lambda line: None))
-    os.remove(tmp_path / "m.csv")
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, resume=True,
-                                                                           log=lambda line: None))
-    assert (tmp_path / "m.csv").read_text().splitlines()[0] == plumbing.RUN_CSV.strip()
-    assert [row.split(",")[0] for row in (tmp_path / "m.csv").read_text().splitlines()[1:]] == ["2"]
+
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_train_refuses_a_setting_outside_its_range_before_any_work(module):
+    # Each setting's record bounds it: hidden 1 to 4096 and lr 1e-6 to 1.0 (both sides of each edge), nan never; a
+    # word one of its choices (alphazero_plus's --net); None only where it is the default (--lr-final)
+    cfg = module.settings("tictactoe")
+    check = lambda **changed: plumbing.check_settings(module.SETTINGS, dict(cfg, **changed))  # noqa
+    check(hidden=1, lr=1.0)
+    for key, value, words in (("hidden", 0, "0, not a number from 1 to 4096"), ("lr", 1.5, "1.5, not a number from "
+                              "1e-06 to 1.0"), ("lr", float("nan"), "nan, not a number"), ("hidden", None, "None")):
+        with pytest.raises(ValueError, match=f"^the setting {key} is {words}"):
+            check(**{key: value})
+    with pytest.raises(ValueError, match="^the setting hidden is 0"):
+        module.train("tictactoe", dict(cfg, hidden=0))
+    if module is alphazero_plus:
+        check(net="conv", lr_final=None)
+        with pytest.raises(ValueError, match="^the setting net is 'cnn', not one of mlp, conv$"):
+            check(net="cnn")
 
 
-def test_a_replace_stopped_before_its_first_save_says_nothing_saved(tmp_path):
-    # --replace over a finished training of 1 iteration, stopped before its own first save (on_iteration at 0 raises
-    # the stop): its line speaks of this run (iteration 1, nothing saved) and says that the training it was to replace
-    # is intact (it had said "interrupted at iteration 2; t.pt holds iteration 1: add resume=True to go on")
-    path = str(tmp_path / "t.pt")
-    cfg = alphazero.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1)
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
 
-    def stop(it, net):
-        raise plumbing.Stopped()
-    with pytest.raises(plumbing.Stopped) as e:
-        alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
-                        alphazero.Run(1, path, replace=True, log=lambda line: None), on_iteration=stop)
-    assert e.value.note == f"interrupted at iteration 1; nothing saved; {path} is as it was"
-    assert torch.load(path, weights_only=True)["iterations_done"] == 1
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, monkeypatch):
+    # A game added to GAMES alone takes SETTINGS' defaults, and its own overrides from GAME_SETTINGS; settings given
+    # by hand that lack some are named before any work
+    monkeypatch.setitem(module.GAMES, "letters", Letters)
+    monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
+    cfg = module.settings("letters")
+    assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"].default == 256
+    partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
+    with pytest.raises(ValueError, match=r"^the settings lack batch: settings\(\) gives every one$"):
+        module.train("letters", partial, 0, module.Run(1))
+    module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
 
 
-def test_a_stop_during_a_save_is_told_what_the_checkpoint_holds(tmp_path, monkeypatch):
-    # Ctrl-C while iteration 2's checkpoint is being written (inside write_atomic's shield, as it is renamed into
-    # place): held until the checkpoint is whole, then it stops the run. The run's last words must say what the file
-    # holds, iteration 2, and the CSV must hold its row.
-    import signal
-    out, replace = tmp_path / "s.pt", os.replace
 
-    def renaming(source, target):
-        replace(source, target)
-        if target == str(out) and torch.load(out, weights_only=True)["iterations_done"] == 2:
-            os.kill(os.getpid(), signal.SIGINT)
-    monkeypatch.setattr(plumbing.os, "replace", renaming)
-    monkeypatch.setattr(plumbing, "STOPPING", [])
-    previous = signal.signal(signal.SIGINT, plumbing.stop)
+@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
+def test_each_share_and_each_iteration_plays_its_own_games(module, monkeypatch):
+    # Two iterations of two shares: four jobs, each with its own random stream (seed, iteration, share), so that no
+    # two of them play the same games; the same seed again gives the same four. (One worker: this process plays
+    # them all, where the test sees each.)
+    played, self_play = [], module.self_play
+
+    def recording(*job):
+        seed = job[-1].bit_generator.seed_seq.entropy  # (self_play's last argument, its random stream)
+        out = self_play(*job)
+        played.append((seed, out[0].tobytes()))
+        return out
+    monkeypatch.setattr(module, "self_play", recording)
+    cfg = module.settings("tictactoe", iterations=2, games=8, simulations=4, steps=1)
+    module.train("tictactoe", cfg, 7, module.Run(1, log=lambda line: None))
+    seeds, games_played = zip(*played)
+    assert sorted(seeds) == [(7, 1, 0), (7, 1, 1), (7, 2, 0), (7, 2, 1)] and len(set(games_played)) == 4
+    first = list(played)
+    played.clear()
+    module.train("tictactoe", cfg, 7, module.Run(1, log=lambda line: None))
+    assert played == first
+
+
+def blas_threads():  # numpy's BLAS's threads now
+    import threadpoolctl
+    return [pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_train_from_python_computes_as_the_scripts_and_puts_the_callers_settings_back(tmp_path):
+    # start_process sets one torch thread, one BLAS thread for numpy and gc thresholds of (50000, 20, 20) for a
+    # training (the speed of the scripts'); train() called from Python puts back the caller's own, here 2 threads
+    # each and thresholds (900, 11, 12), whether it ends, is refused (a path that holds text) or is interrupted.
+    import threadpoolctl
+    before = torch.get_num_threads(), gc.get_threshold(), threadpoolctl.threadpool_limits(2, "blas")
+    inside, callers = [], (2, (900, 11, 12), [2])
     try:
-        cfg = alphazero.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1)
-        with pytest.raises(plumbing.Stopped) as e:
-            alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
+        torch.set_num_threads(2)
+        gc.set_threshold(900, 11, 12)
+        cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=3)
+        alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lambda line: None), on_iteration=lambda it, net:
+                        it and inside.append((torch.get_num_threads(), gc.get_threshold(), blas_threads())))
+        assert inside == [(1, (50_000, 20, 20), [1])] * 2
+        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == callers
+        (tmp_path / "notes.pt").write_text("mine")
+        with pytest.raises(ValueError, match="holds no checkpoint of these scripts: choose another out path"):
+            alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(tmp_path / "notes.pt")))
+        with pytest.raises(KeyboardInterrupt):
+            alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lambda line: None), stop_after(1))
+        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == callers
     finally:
-        signal.signal(signal.SIGINT, previous)
-    assert torch.load(out, weights_only=True)["iterations_done"] == 2
-    assert e.value.note == f"interrupted at iteration 3; {out} holds iteration 2: add resume=True to go on"
-    assert [row.split(",")[0] for row in (tmp_path / "s.csv").read_text().splitlines()[1:]] == ["1", "2"]
+        torch.set_num_threads(before[0])
+        gc.set_threshold(*before[1])
+        before[2].restore_original_limits()
 
 
-def test_an_error_of_the_code_a_run_calls_keeps_its_type_and_words(tmp_path, monkeypatch):
-    # Only the system's faults (a worker that died, a write refused) get the checkpoint's word added; an error raised
-    # by the code the run calls (a game of one's own, say) comes out as it was raised, whatever its constructor
-    fits = []
+BUSY_THREAD = """
+import sys, threading
+import numpy as np, torch
+sys.path.insert(0, {here!r})
+import alphazero
 
-    def fit(*args):  # the first iteration trains; the second raises an error whose constructor takes three
-        fits.append(1)
-        if len(fits) == 2:
-            raise json.JSONDecodeError("not JSON", "{", 1)
-        return 0.0, 0.0
-    monkeypatch.setattr(alphazero, "fit", fit)
-    cfg = alphazero.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1)
-    with pytest.raises(json.JSONDecodeError) as error:
-        alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(tmp_path / "e.pt"), log=lambda line: None))
-    assert str(error.value) == "not JSON: line 1 column 2 (char 1)" and len(fits) == 2
-    assert torch.load(tmp_path / "e.pt", weights_only=True)["iterations_done"] == 1
+def busy():  # a notebook's background work: numpy and torch products, never idle
+    while not stop.is_set():
+        (np.ones((300, 300)) @ np.ones((300, 300))).sum(), torch.ones(300, 300).matmul(torch.ones(300, 300)).sum()
+        done.append(1)
+
+if __name__ == "__main__":
+    done, stop = [], threading.Event()
+    thread = threading.Thread(target=busy)
+    thread.start()
+    for k in range(3):
+        alphazero.train("tictactoe", alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=2), k,
+                        alphazero.Run(2, log=lambda line: None))
+        print("trained", k, flush=True)
+    seen = len(done)
+    while len(done) == seen:  # the caller's thread goes on
+        pass
+    stop.set()
+    thread.join()
+    print("the thread goes on")
+"""
+
+
+def test_beside_a_thread_busy_in_numpy_and_torch_train_with_two_workers_ends_and_the_thread_goes_on(tmp_path):
+    # Forking a process whose other thread is inside the BLAS can leave a lock held in the copy (a hang): with another
+    # thread alive, the workers start from a fork server, never as a fork of this process (plumbing.pool)
+    (tmp_path / "busy.py").write_text(BUSY_THREAD.format(here=HERE))
+    out = subprocess.run([sys.executable, str(tmp_path / "busy.py")], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stdout.splitlines() == ["trained 0", "trained 1", "trained 2",
+                                                               "the thread goes on"], out.stderr[-2000:]
+
+
+def training(path, *flags, sign="iteration   1/"):
+    """A tic-tac-toe training with 2 workers in its own process group, as a terminal starts it, once it has printed
+    `sign` ("workers": once its two workers are there); its 40 iterations take far longer than any test waits."""
+    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
+                          "10", "--steps", "20", "--workers", "2", "--out", str(path), *flags], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
+    deadline = time.time() + 120
+    while sign == "workers" and len(workers_of(p.pid)) < 2:
+        assert p.poll() is None and time.time() < deadline, "no two workers in 120 s"
+        time.sleep(0.01)
+    if sign != "workers":
+        read_lines(p, lambda lines: any(line.startswith(sign) for line in lines))
+    return p
+
+
+def workers_of(pid):
+    """The worker processes of a script: its children (forked) and the fork server's (not the server itself, nor
+    multiprocessing's resource tracker)."""
+    def children(pid):
+        try:
+            return [int(c) for c in open(f"/proc/{pid}/task/{pid}/children").read().split()]
+        except OSError:  # it has ended
+            return []
+
+    def command(pid):
+        with contextlib.suppress(OSError):
+            return open(f"/proc/{pid}/cmdline").read()
+        return ""
+    found = []
+    for child in children(pid):
+        found += children(child) if "forkserver" in command(child) else [] if "resource_tracker" in command(child) \
+            else [child]
+    return found
+
+
+def group_gone(pgid, seconds):
+    """Whether no process of the group is left within `seconds` (waiting for those that are ending)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.01)
+    return False
+
+
+@pytest.mark.parametrize("signals, status", [(["SIGINT"], 130), (["SIGTERM"], 143), (["SIGINT", "SIGINT"], 130)])
+@pytest.mark.parametrize("moment", ["workers", "iteration   1/"])
+def test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never_stopped(signals, status, moment,
+                                                                                         tmp_path):
+    # Ctrl-C (to the whole group, as a terminal sends it), SIGTERM, or Ctrl-C twice, as soon as its workers are
+    # there or after its first iteration: one line naming what the checkpoint holds, its status, no process left after 5 s, the
+    # checkpoint whole; --resume then ends with the weights of a run never stopped (the same seed in this process).
+    import signal
+    path = tmp_path / "t.pt"
+    p = training(path, sign=moment)
+    for name in signals:
+        os.killpg(p.pid, getattr(signal, name))
+    out, err = p.communicate(timeout=600)
+    line = re.fullmatch(rf"interrupted; (nothing saved at {path}|{path} holds iteration (\d+): add --resume to go on)",
+                        err.strip())
+    assert p.returncode == status and line and "Traceback" not in err, err[-2000:]
+    assert group_gone(p.pid, 5)
+    assert moment == "workers" or int(line[2]) >= 1
+    if line[2]:
+        done = int(line[2])
+        assert torch.load(path, weights_only=True)["iterations_done"] == done
+        small = ["--iterations", str(done + 1), "--games", "20", "--simulations", "10", "--steps", "20"]
+        assert run("alphazero.py", "--game", "tictactoe", *small, "--out", str(path), "--resume").returncode == 0
+        cfg = alphazero.settings("tictactoe", iterations=done + 1, games=20, simulations=10, steps=20)
+        unbroken = alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
+        assert weights(alphazero.load(str(path))) == weights(unbroken)
+
+
+def test_kill_9_of_a_worker_is_one_line_with_the_checkpoint_intact_and_of_the_main_process_leaves_no_worker(tmp_path):
+    # What the out-of-memory killer does: a worker killed outright ends the run at once, in one line that says what
+    # the checkpoint holds (its iteration loads whole), status 1, no process left; the main process killed outright
+    # takes its workers with it within 10 s (each watches it)
+    import signal
+    path = tmp_path / "k.pt"
+    p = training(path)
+    os.kill(workers_of(p.pid)[0], signal.SIGKILL)
+    out, err = p.communicate(timeout=600)
+    line = re.fullmatch(rf"a worker process ended abruptly \(killed, or out of memory\?\); {path} holds iteration "
+                        rf"(\d+): add --resume to go on", err.strip())
+    assert p.returncode == 1 and line, err[-2000:]
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(line[1]) >= 1 and group_gone(p.pid, 5)
+    p = training(tmp_path / "m.pt")
+    workers = workers_of(p.pid)
+    assert len(workers) == 2
+    os.kill(p.pid, signal.SIGKILL)
+    p.communicate(timeout=600)
+    deadline = time.time() + 10
+    while any(os.path.exists(f"/proc/{w}") and open(f"/proc/{w}/stat").read().split()[2] != "Z" for w in workers):
+        assert time.time() < deadline, "a worker outlived its main process by 10 s"
+        time.sleep(0.05)
 
 
 class Full:
@@ -3306,94 +2675,138 @@ class Full:
         self.f.close()
 
 
-@pytest.mark.parametrize("fault, words", [("ENOSPC", "No space left on device"), ("EACCES", "Permission denied")])
-def test_the_systems_refusal_to_save_is_one_line_with_the_last_checkpoint_intact(fault, words, tmp_path, monkeypatch):
-    # The second iteration's save fails (a full disk; a folder made unwritable): a ValueError in words (run_main's
-    # one line) that says what the checkpoint holds, iteration 1 intact, and no temporary file or lock left
-    out = tmp_path / "s.pt"
-    saves = []
+@pytest.mark.parametrize("fault, words", [("ENOSPC", "No space left on device"), ("EACCES", "Permission denied"),
+                                          ("ENOENT", "No such file or directory")])
+@pytest.mark.parametrize("which", ["pt", "csv"])
+def test_a_full_disk_or_a_folder_made_read_only_or_removed_is_one_line_and_resume_mends_the_csv(fault, words, which,
+                                                                                                 tmp_path, monkeypatch):
+    # The second iteration's checkpoint, or its CSV, cannot be written (a full disk; a folder made read-only, or
+    # removed: what the system says to a root that bypasses permissions is caused here): a ValueError in words that
+    # says what the checkpoint holds, the last one whole, no temporary file left; after --resume the CSV has one row
+    # for each iteration, once (1, 2, 3: none lost, none twice)
+    out, writes = tmp_path / "s.pt", []
 
     def failing_open(path, mode="r", *args, **kwargs):
-        if str(path).startswith(f"{out}.") and str(path).endswith(".tmp"):  # a checkpoint's temporary file
-            saves.append(path)
-            if len(saves) == 2 and fault == "EACCES":
-                raise PermissionError(13, "Permission denied", str(path))
-            if len(saves) == 2:
-                return Full(path, mode)
+        if str(path).startswith(f"{tmp_path / 's'}.{which}.") and str(path).endswith(".tmp"):  # its temporary file
+            writes.append(path)
+            if len(writes) == 2:
+                if fault == "ENOSPC":
+                    return Full(path, mode)
+                raise OSError(getattr(errno, fault), words, str(path))
         return open(path, mode, *args, **kwargs)
     monkeypatch.setattr(plumbing, "open", failing_open, raising=False)
     cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
     with pytest.raises(ValueError) as error:
         alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), log=lambda line: None))
-    assert str(error.value) == f"cannot write {out}: {words}; {out} holds iteration 1: add resume=True to go on"
-    assert torch.load(out, weights_only=True)["iterations_done"] == 1
-    assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt"]
+    held = 2 if which == "csv" else 1  # (the checkpoint is written before its CSV)
+    assert str(error.value) == f"cannot write {tmp_path / 's'}.{which}: {words}"
+    assert error.value.__notes__ == [f"{out} holds iteration {held}: add resume=True to go on"]
+    assert torch.load(out, weights_only=True)["iterations_done"] == held
+    assert sorted(os.listdir(tmp_path)) == ["s.csv", "s.pt", "s.pt.lock"]  # (the lock's file stays, let go)
+    monkeypatch.undo()
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=str(out), resume=True, log=lambda line: None))
+    assert [line.split(",")[0] for line in open(tmp_path / "s.csv")] == ["iteration", "1", "2", "3"]
 
 
-def test_two_runs_writing_one_json_leave_a_whole_file(tmp_path):
-    # Two processes write the same JSON 100 times each, at once (each waits for the other to be ready, two minutes
-    # at most: the sign is a file): each has its own temporary file, so neither fails and the file is always one of
-    # theirs, whole
-    path = str(tmp_path / "both.json")
-    code = f"""import os, sys, time
-sys.path.insert(0, {HERE!r})
-import evaluate
-open({str(tmp_path)!r} + "/ready_" + sys.argv[1], "w").close()
-deadline = time.time() + 120
-while len([f for f in os.listdir({str(tmp_path)!r}) if f.startswith("ready_")]) < 2:
-    if time.time() > deadline:
-        sys.exit("the other writer never got ready")
-    time.sleep(0.01)
-for k in range(100):
-    evaluate.write_json({path!r}, dict(writer=sys.argv[1], k=k, pad="x" * 20000))
-"""
-    writers = [subprocess.Popen([sys.executable, "-c", code, name], stderr=subprocess.PIPE, text=True, cwd=HERE)
-               for name in ("a", "b")]
-    assert [w.communicate(timeout=600)[1] for w in writers] == ["", ""]
-    assert json.load(open(path))["k"] == 99 and sorted(os.listdir(tmp_path)) == ["both.json", "ready_a", "ready_b"]
-
-
-def test_the_flags_that_do_something_with_the_others_given_are_accepted(monkeypatch):
-    # The other side of each idle rule (its refusals are the last section's, as a user meets them): --alpha with
-    # some noise, --fast-simulations with a playout cap, random openings of up to 3 moves with a share of them
-    for script, argv in (("alphazero.py", ["--alpha", "0.3", "--noise", "0.1"]),
-                         ("alphazero_plus.py", ["--fast-simulations", "4", "--full-fraction", "0.5"]),
-                         ("alphazero_plus.py", ["--game", "tictactoe", "--opening-moves", "3"])):  # (its 0.25)
-        module = {"alphazero.py": alphazero, "alphazero_plus.py": alphazero_plus}[script]
-        monkeypatch.setattr(sys, "argv", [script, *argv])
-        idle = {"alpha": ("noise", 0)} if module is alphazero else {"alpha": ("noise", 0), "fast_simulations": (
-            "full_fraction", 1), "opening_moves": ("random_openings", 0)}
-        args = plumbing.command_line("", module.SETTINGS, module.GAME_SETTINGS, module.GAMES, "GAME.pt", set(), idle)
-        assert all(getattr(args, a.lstrip("-").replace("-", "_")) is not None for a in argv if a.startswith("--"))
-
-
-def test_workers_start_and_train_beside_threads_busy_in_numpy_and_torch():
-    # A notebook's process has threads; the workers start as copies of it (fork), and a lock one of its threads held
-    # at that moment stays held in the copy. Here two threads keep numpy and torch busy while a training with 2
-    # workers runs 3 iterations: it ends, each iteration's line there, and no warning of the fork is shown.
-    busy, stop = [], threading.Event()
-
-    def numpy_work():
-        while not stop.is_set():
-            busy.append(float((np.ones((64, 64)) @ np.ones((64, 64))).sum()))
-
-    def torch_work():
-        while not stop.is_set():
-            busy.append(float(torch.ones(64, 64).matmul(torch.ones(64, 64)).sum()))
-    threads = [threading.Thread(target=work, daemon=True) for work in (numpy_work, torch_work)]
-    for thread in threads:
-        thread.start()
-    lines = []
+def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_before_any_work(tmp_path):
+    # A first training writes k.pt and k.csv; the same --out again (from any trainer) is refused in one line naming
+    # the ways on, the files as they were, and --replace starts afresh over them. A second run onto a path that a
+    # live run holds (its flock) is refused; so is a FIFO (never opened: that would block) and a folder.
+    small = ["--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "4", "--steps", "2",
+             "--workers", "1", "--out"]
+    out = tmp_path / "k.pt"
+    assert run("alphazero.py", *small, str(out)).returncode == 0
+    before = out.read_bytes(), (tmp_path / "k.csv").read_text()
+    for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
+        assert exit_message(script, *small, str(out)) == (
+            f"{script}: error: {out} holds a training already: add --resume to go on with it, or --replace to start "
+            f"afresh over it")
+    assert (out.read_bytes(), (tmp_path / "k.csv").read_text()) == before
+    assert run("gumbel.py", *small, str(out), "--replace").returncode == 0
+    assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
+    p = training(tmp_path / "live.pt")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", DeprecationWarning)  # (a fork's warning would fail the training)
-            cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=4, steps=2)
-            alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lines.append))
+        assert exit_message("gumbel.py", *small, str(tmp_path / "live.pt"), "--replace") == (
+            f"gumbel.py: error: {tmp_path / 'live.pt'} is being written by another run (it holds "
+            f"{tmp_path / 'live.pt'}.lock): wait for it to end, or choose another --out")
+        assert exit_message("evaluate.py", "--json", str(tmp_path / "live.pt")).endswith("choose another --json")
     finally:
-        stop.set()
-        for thread in threads:
-            thread.join(timeout=60)
-    assert len(lines) == 3 and len(busy) > 0
+        os.killpg(p.pid, 9)
+        p.communicate(timeout=600)
+    os.mkfifo(tmp_path / "f.pt")
+    for path in (tmp_path / "f.pt", tmp_path):
+        assert exit_message("alphazero.py", *small, str(path)).endswith("is not a regular file for a checkpoint and its "
+                                                                        "CSV: choose --out")
+    assert sorted(os.listdir(tmp_path)) == ["f.pt", "k.csv", "k.pt", "k.pt.lock", "live.csv", "live.pt",
+                                            "live.pt.lock"]
+
+
+SMALL = ["--game", "tictactoe", "--games", "2", "--simulations", "2", "--steps", "1", "--hidden", "8"]
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["alphazero.py", "--resume", "--replace"], "choose one of --resume and --replace"),
+    (["alphazero.py", "--lr", "0"], "argument --lr: must be a number from 1e-06 to 1.0, not '0'"),
+    (["alphazero.py", "--iterations", "1.5"], "argument --iterations: must be a whole number from 1 to 10000, not '1.5'"),
+    (["alphazero.py", "--simulations", "0"], "--simulations 0 is for --play"),
+    (["alphazero.py", "--play", "--iterations", "3"], "--iterations is for training"),
+    (["gumbel.py", "--first", "agent"], "--first is for --play"),
+    (["alphazero.py", "--play", "--checkpoint", "MISSING"], "no checkpoint at 'MISSING'"),
+    (["alphazero.py", "--play", "--checkpoint", "DAMAGED"], "DAMAGED is damaged, or no checkpoint: torch cannot read it"),
+    (["alphazero.py", "--resume", "--out", "DAMAGED"], "DAMAGED is damaged, or no checkpoint: torch cannot read it"),
+    (["alphazero_plus.py", "--play", "--checkpoint", "FOREIGN"], "FOREIGN is not a checkpoint of these scripts"),
+    (["alphazero.py", "--play", "--checkpoint", "OWN"], "OWN holds a network of nim_game:Nim: add --game nim_game:Nim"),
+    (["alphazero.py", *SMALL, "--resume", "--iterations", "2", "--out", "GUMBEL"],
+     "GUMBEL holds no training of alphazero.py to resume"),
+    (["gumbel.py", *SMALL, "--resume", "--iterations", "1", "--out", "GUMBEL"],
+     "GUMBEL has 1 iterations done: ask for more to go on"),
+    (["gumbel.py", *SMALL[:-2], "--hidden", "9", "--resume", "--iterations", "3", "--out", "GUMBEL"],
+     "GUMBEL was trained with hidden 8: choose the same"),
+    (["evaluate.py", "--json", "TEXT"], "TEXT holds something other than evaluate.py's JSON: choose another --json")])
+def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, words, tmp_path):
+    # Missing, damaged (truncated: the same words from --play and --resume), foreign (a torch file of other
+    # contents), one's own game's without its --game, another algorithm's, one already done, other settings
+    paths = {name: str(tmp_path / f"{name.lower()}.pt") for name in ("MISSING", "DAMAGED", "FOREIGN", "OWN", "GUMBEL",
+                                                                     "TEXT")}
+    alphazero.save(net_for(alphazero, "tictactoe", 8), paths["DAMAGED"], "tictactoe")
+    with open(paths["DAMAGED"], "r+b") as f:
+        f.truncate(300)
+    torch.save({"weights": [1.0]}, paths["FOREIGN"])
+    torch.save({"game": "nim_game:Nim", "hidden": 8, "state_dict": {}}, paths["OWN"])
+    cfg = gumbel.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, hidden=8)
+    gumbel.train("tictactoe", cfg, 0, gumbel.Run(1, paths["GUMBEL"], log=lambda line: None))
+    (tmp_path / "text.pt").write_text("notes\n")
+    argv = [paths.get(a, a) for a in argv]
+    words = re.sub("|".join(paths), lambda m: paths[m[0]], words)
+    assert exit_message(*argv) == f"{argv[0]}: error: {words}"
+
+
+def test_a_pipe_closed_early_ends_without_a_traceback(tmp_path):
+    # `| head -1`: the reader goes after the first line; the training ends quietly at its next line (141), the
+    # report too; nothing is printed on stderr but what the checkpoint holds
+    for argv in (["alphazero.py", "--game", "tictactoe", "--iterations", "3", "--games", "4", "--simulations", "3",
+                  "--steps", "2", "--out", str(tmp_path / "h.pt")],
+                 ["evaluate.py", "--quick", "--part", "blog", "--json", str(tmp_path / "h.json")]):
+        out = subprocess.run(f"{sys.executable} {' '.join(argv)} | head -1; echo status ${{PIPESTATUS[0]}} >&2",
+                             shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=HERE, timeout=600)
+        assert len(out.stdout.splitlines()) == 1 and "Traceback" not in out.stderr, out.stderr[-2000:]
+        assert out.stderr.splitlines()[-1] in ("status 141", "status 0")
+
+
+def test_a_reports_last_complete_json_survives_a_rerun_that_is_stopped(tmp_path):
+    # A finished report's JSON; a second run onto it, stopped as it works, leaves it as it was (it is written only
+    # once every part is done, and then whole)
+    import signal
+    path = tmp_path / "r.json"
+    assert run("evaluate.py", "--quick", "--part", "3b", "--json", str(path)).returncode == 0
+    before = path.read_text()
+    p = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--json", str(path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
+    read_lines(p, lambda lines: any(line.startswith("[") for line in lines))
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=600)
+    assert p.returncode == 130 and err.strip() == "interrupted" and path.read_text() == before
+    assert sorted(os.listdir(tmp_path)) == ["r.json", "r.json.lock"]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -4092,7 +3505,7 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The command lines, as a user runs them: bad input, outputs, paths, signals, flags
+# The command lines, as a user runs them: bad input, the scripts' outputs, a game of your own, the figures
 
 @pytest.mark.parametrize("argv", [["mcts.py", "--game", "nope"], ["mcts.py", "--simulations", "0"],
                                   ["mcts.py", "--simulations", "-5"], ["mcts.py", "--seed", "x"],
@@ -4101,6 +3514,7 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
 def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
     message = exit_message(*argv)
     assert message.startswith(f"{argv[0]}: error: ") and len(message.splitlines()) == 1
+
 
 
 @pytest.mark.parametrize("argv", [["mcts.py", "--simulations", "0"], ["alphazero.py", "--lr", "0"]])
@@ -4124,8 +3538,10 @@ def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
     assert message.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in message
 
 
+
 def short_go_search_scripts(folder):
     return [Script("go 50", ["mcts.py", "--game", "go", "--simulations", "50"])]
+
 
 
 def test_a_short_go_search_prints_what_it_measured(tmp_path):
@@ -4133,10 +3549,12 @@ def test_a_short_go_search_prints_what_it_measured(tmp_path):
     assert out.returncode == 0 and "None" not in out.stdout and "B1's share of the visits: " in out.stdout
 
 
+
 def figures_scripts(folder):
     return [Script("go", ["mcts.py", "--game", "go", "--simulations", "500"]),
             Script("connect4", ["mcts.py", "--game", "connect4", "--simulations", "200"]),
             Script("puct", ["puct.py", "--simulations", "100"])]
+
 
 
 def test_scripts_run_and_print_their_figures(tmp_path):
@@ -4154,15 +3572,17 @@ def test_scripts_run_and_print_their_figures(tmp_path):
     assert out.returncode == 0 and leaning[0][-2] in ("2", "3")  # see test_puct_with_priors_leaning_on_b1
 
 
+
 def gumbel_training_scripts(folder):
     return [Script("trained", ["gumbel.py", "--game", "tictactoe", "--iterations", "1", "--games", "4",
                                "--simulations", "2", "--workers", "1", "--out", str(folder / "g.pt")])]
 
 
+
 def test_gumbel_cli_trains_and_plays(tmp_path):
     runs, folder = ran(gumbel_training_scripts, tmp_path)
     path, out = str(folder / "g.pt"), runs["trained"]
-    assert out.returncode == 0 and "play against it: python gumbel.py" in out.stdout
+    assert out.returncode == 0 and "play it: python gumbel.py" in out.stdout
     assert torch.load(path, weights_only=True)["iterations_done"] == 1
     gumbel.save(zeroed(gumbel.load(path)), path, "tictactoe")  # the raw policy takes the lowest free cell
     out = run("gumbel.py", "--game", "tictactoe", "--play", "--checkpoint", path, "--first", "agent", "--simulations",
@@ -4181,6 +3601,7 @@ class BrokenNim(Nim):
 """
 
 
+
 def a_game_of_your_own_scripts(folder):
     """The README's Nim (its class, as the README shows it) in a module of its own, nim_game.py, in the folder the
     scripts are run from (not theirs): a training with two workers, a game against it, and BrokenNim's training with
@@ -4194,6 +3615,7 @@ def a_game_of_your_own_scripts(folder):
                    "1\n" * 10)] + [
         Script(f"broken by {workers}", [script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
                                         "--out", str(folder / f"b{workers}.pt")], folder) for workers in ("1", "2")]
+
 
 
 def test_a_game_of_your_own_from_the_command_line(tmp_path):
@@ -4211,181 +3633,33 @@ def test_a_game_of_your_own_from_the_command_line(tmp_path):
     for workers in ("1", "2"):
         broken = runs[f"broken by {workers}"]
         assert broken.returncode == 1 and f'nim_game.py", line {line}, in play' in broken.stderr and \
-            broken.stderr.rstrip().endswith("ValueError: no rule below 5 sticks\n(nothing saved)"), broken.stderr[-2000:]
-        assert not os.path.exists(folder / f"b{workers}.pt.lock")
+            broken.stderr.rstrip().endswith(f"ValueError: no rule below 5 sticks\nnothing saved at "
+                                            f"{folder / f'b{workers}.pt'}"), broken.stderr[-2000:]
 
 
 @pytest.mark.parametrize("name, source, words", [
-    ("missing_here", None, "no module 'missing_here' in this folder (FOLDER) or on Python's path"),
-    ("syntax_wrong", "class Game:\n    def play(self\n", "syntax_wrong: '(' was never closed (FILE, line 2)"),
-    ("needs_numpyy", "import numpyy\n", "needs_numpyy imports numpyy, which is not installed"),
-    ("fails_inside", "x = 1\ny = x / 0\n", "fails_inside failed to import: ZeroDivisionError: division by zero (FILE, "
-                                           "line 2)"),
-    ("has_no_game", "Gam = 1\n", "has_no_game (FILE) has no Game")])
+    ("missing_here", None, "No module named 'missing_here'"),
+    ("needs_numpyy", "import numpyy\n", "No module named 'numpyy'"),
+    ("has_no_game", "Gam = 1\n", "module 'has_no_game' has no attribute 'Game'"),
+    ("syntax_wrong", "class Game:\n    def play(self\n", SyntaxError),
+    ("fails_inside", "x = 1\ny = x / 0\n", ZeroDivisionError)])
 def test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error(name, source, words, tmp_path,
                                                                               monkeypatch):
+    # A module or a class that is not there: one line that says so; an error inside the module: its own, with its
+    # traceback (the module's file and line)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     if source is not None:
         (tmp_path / f"{name}.py").write_text(source)
-    words = words.replace("FOLDER", str(tmp_path)).replace("FILE", str(tmp_path / f"{name}.py"))
     script = os.path.join(HERE, "alphazero.py")
-    assert exit_message(script, "--game", f"{name}:Game") == f"alphazero.py: error: argument --game: {words}"
-
-
-def training_with_a_first_checkpoint(path):
-    """A tic-tac-toe training in its own process group, once it has saved its first checkpoint (40 iterations take
-    far longer, so it is still training); one that saves none in two minutes, or ends first, fails the test."""
-    p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
-                          "10", "--steps", "20", "--workers", "2", "--out", str(path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
-    deadline = time.time() + 120
-    while not path.exists():
-        if p.poll() is not None or time.time() > deadline:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(p.pid, 9)
-            raise AssertionError(f"no first checkpoint in 120 s, or the training ended: "
-                                 f"{p.communicate(timeout=60)[1][-2000:]}")
-        time.sleep(0.05)
-    return p
-
-
-def small_training(out):
-    """The flags of a small tic-tac-toe training into `out`."""
-    return ["--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "4", "--steps", "2",
-            "--workers", "1", "--out", str(out)]
-
-
-def first_training_scripts(folder):
-    return [Script("first", ["alphazero.py", *small_training(folder / "k.pt")])]
-
-
-def test_a_finished_training_is_never_replaced_unless_asked(tmp_path):
-    # A first training writes k.pt and k.csv; the same --out again, from this trainer or another, is refused in one
-    # line naming the three ways on, and both files are left as they were; --replace starts afresh over them.
-    runs, folder = ran(first_training_scripts, tmp_path)
-    out, small = folder / "k.pt", small_training(folder / "k.pt")
-    assert runs["first"].returncode == 0, runs["first"].stderr[-2000:]
-    before = out.read_bytes(), (folder / "k.csv").read_text()
-    for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
-        assert exit_message(script, *small) == (
-            f"{script}: error: {out} holds a training already: add --resume to go on with it, choose another --out, "
-            f"or add --replace to start afresh over it")
-    assert (out.read_bytes(), (folder / "k.csv").read_text()) == before
-    assert run("gumbel.py", *small, "--replace").returncode == 0
-    assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
-    assert len((folder / "k.csv").read_text().splitlines()) == 2  # the CSV afresh too: its header, one iteration
-
-
-def test_bad_checkpoints_and_csvs_are_named_in_words(tmp_path):
-    (tmp_path / "empty.pt").write_bytes(b"")
-    (tmp_path / "text.pt").write_text("a text file\n")
-    torch.save({"weights": [1.0]}, tmp_path / "dict.pt")
-    (tmp_path / "cols.csv").write_text("iteration,value_loss\n1,0.5\n")
-    cases = {"empty.pt": "is empty, not a checkpoint", "text.pt": "is not a checkpoint: torch cannot read it",
-             "dict.pt": "is a torch file but not a checkpoint of these scripts: no game, size and weights"}
-    for name, words in cases.items():
-        for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
-            assert exit_message(script, "--play", "--checkpoint", str(tmp_path / name)) == \
-                f"{script}: error: {tmp_path / name} {words}"
-    assert exit_message("evaluate.py", "--plot-run", str(tmp_path / "none.csv"), "--plots", str(tmp_path)) == \
-        f"evaluate.py: error: cannot read {tmp_path / 'none.csv'}: no such file"
-    assert exit_message("evaluate.py", "--plot-run", str(tmp_path / "cols.csv"), "--plots", str(tmp_path)) == \
-        f"evaluate.py: error: {tmp_path / 'cols.csv'} is not a training run's CSV: no column policy_loss, " \
-        f"self_play_s, training_s"
-
-
-def another_search_scripts(folder):
-    """A gumbel.py checkpoint, played by alphazero.py's search and by gumbel.py's (no move typed: it ends at once)."""
-    gumbel.save(net_for(gumbel, "tictactoe", 8), str(folder / "g.pt"), "tictactoe")
-    return [Script(script, [script, "--game", "tictactoe", "--play", "--checkpoint", str(folder / "g.pt")], stdin="")
-            for script in ("alphazero.py", "gumbel.py")]
-
-
-def test_play_says_which_algorithm_trained_a_checkpoint_that_another_search_plays(tmp_path):
-    runs, folder = ran(another_search_scripts, tmp_path)
-    path = folder / "g.pt"
-    for script, says in (("alphazero.py", f"{path} was trained by gumbel.py; alphazero.py's search plays it here"),
-                         ("gumbel.py", None)):
-        result = runs[script]
-        assert result.returncode == 0 and (result.stdout.splitlines()[0] == says if says else
-                                           "was trained by" not in result.stdout)
-
-
-def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
-    path = tmp_path / "c.pt"
-    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8, "conv"), str(path), "connect4")
-    for script in ("alphazero.py", "gumbel.py"):
-        assert exit_message(script, "--play", "--checkpoint", str(path)) == \
-            f"{script}: error: {path} holds a conv network, which {script} cannot build"
-
-
-def test_ctrl_c_stops_training_in_one_line_with_status_130(tmp_path):
-    """Ctrl-C goes to the terminal's whole process group: the self-play workers as well as the main process."""
-    import re
-    import signal
-    path = tmp_path / "c.pt"
-    p = training_with_a_first_checkpoint(path)
-    os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=600)
-    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
-    assert p.returncode == 130 and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
-    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
-
-
-def test_a_checkpoint_of_a_game_the_bench_does_not_know_and_a_warning_file_are_one_line(tmp_path):
-    # evaluate.py and further.py take no --game: a checkpoint of a game of one's own is named as such; a file that
-    # makes torch warn before it refuses it is the one line, the warning not shown
-    import warnings
-    path = tmp_path / "nim.pt"
-    torch.save({"game": "nim_game:Nim", "hidden": 8, "state_dict": {}}, path)
-    for script in ("evaluate.py", "further.py"):
-        assert exit_message(script, "--checkpoint", str(path)) == f"{script}: error: {path} holds a nim_game:Nim " \
-            f"network, a game that only a trainer's --game nim_game:Nim knows"
-
-    def warns(path):
-        warnings.warn("a warning before the refusal")
-        raise RuntimeError("refused")
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        with pytest.raises(plumbing.NotACheckpoint, match="nim.pt is not a checkpoint: torch cannot read it"):
-            plumbing.read_checkpoint(str(path), warns)
-    assert seen == []
-
-
-def test_resume_refuses_another_algorithms_or_games_checkpoint_in_one_line(tmp_path):
-    path = str(tmp_path / "t.pt")
-    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=4, steps=2)
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, out=path, log=lambda line: None))
-    assert torch.load(path, weights_only=True)["algorithm"] == "alphazero"
-    common = ("--games", "4", "--simulations", "4", "--steps", "2", "--iterations", "2", "--resume", "--out", path)
-    assert exit_message("gumbel.py", "--game", "tictactoe", *common) == (
-        f"gumbel.py: error: {path} was trained by alphazero.py, not gumbel.py: --resume needs that one")
-    assert exit_message("alphazero.py", "--game", "connect4", *common) == \
-        f"alphazero.py: error: {path} holds a tictactoe network, not connect4"
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["alphazero.py", "--first", "agent"], "--first is for --play; training writes --out"),
-    (["gumbel.py", "--checkpoint", "x.pt"], "--checkpoint is for --play; training writes --out"),
-    (["alphazero_plus.py", "--play", "--resume"], "--resume is for training; --play plays a checkpoint"),
-    (["mcts.py", "--game", "connect4", "--flat", "100"], "--flat is for --game chess: only there does flat Monte "
-                                                         "Carlo run beside UCT"),
-    (["alphazero.py", "--out", "/nonexistent/folder/x.pt"], "cannot write the checkpoint /nonexistent/folder/x.pt: "
-                                                             "No such file or directory"),
-    (["evaluate.py", "--json", "/nonexistent/folder/r.json"], "cannot write /nonexistent/folder/r.json: No such file "
-                                                               "or directory"),
-    (["evaluate.py", "--checkpoint", "x.pt", "--plots", "f"], "--plots draws the parts' tables; evaluate.py draws no "
-                                                              "figure of a --checkpoint"),
-    (["alphazero.py", "--alpha", "0.3", "--noise", "0"], "--alpha does nothing with --noise 0: drop one"),
-    (["alphazero_plus.py", "--fast-simulations", "4"], "--fast-simulations does nothing with --full-fraction 1 (the "
-                                                       "default): drop one"),
-    (["alphazero_plus.py", "--game", "tictactoe", "--opening-moves", "3", "--random-openings", "0"],
-     "--opening-moves does nothing with --random-openings 0: drop one"),
-    (["alphazero_plus.py", "--game", "connect4", "--alpha", "0.3", "--noise", "0.0"], "--alpha does nothing with "
-                                                                                     "--noise 0: drop one")])
-def test_flags_that_do_nothing_and_paths_that_cannot_be_written_are_refused_first(argv, message):
-    assert exit_message(*argv) == f"{argv[0]}: error: {message}"
+    if isinstance(words, str):
+        assert exit_message(script, "--game", f"{name}:Game") == (f"alphazero.py: error: argument --game: "
+                                                                   f"'{name}:Game': {words} (tictactoe, connect4, or "
+                                                                   f"your own as module:Class)")
+    else:
+        with pytest.raises(words) as e:
+            exit_message(script, "--game", f"{name}:Game")
+        assert str(tmp_path / f"{name}.py") in "".join(traceback.format_exception(e.value))
 
 
 def test_each_trainer_and_each_bench_script_has_its_own_default_output(tmp_path, monkeypatch, capsys):
@@ -4403,32 +3677,24 @@ def test_each_trainer_and_each_bench_script_has_its_own_default_output(tmp_path,
     assert "(default evaluate.json)" in helps[0] and "(default further.json)" in helps[1]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["alphazero.py", "--out", ""], "cannot write the checkpoint '': an empty path"),
-    (["gumbel.py", "--game", "tictactoe", "--out", ""], "cannot write the checkpoint '': an empty path"),
-    (["alphazero.py", "--play", "--checkpoint", ""], "no checkpoint at ''"),
-    (["evaluate.py", "--json", ""], "cannot write '': an empty path"),
-    (["alphazero.py", "--out", "/proc/x.pt"], "cannot write the checkpoint /proc/x.pt: "),
-    (["evaluate.py", "--json", "/proc/x.json"], "cannot write /proc/x.json: "),
-    (["further.py", "--c4-positions", "/nonexistent/p.txt"], "cannot read the positions file '/nonexistent/p.txt': ")])
-def test_a_path_that_cannot_be_used_is_refused_before_any_work(argv, message):
-    # /proc refuses to create a file even for root, whose permission bits would pass a folder check
-    assert exit_message(*argv).startswith(f"{argv[0]}: error: {message}")
+
+def test_the_flags_play_takes_are_accepted_with_play(tmp_path):
+    # --simulations, --c-puct and --reuse-tree shape the agent's search in --play: refused only for a missing file
+    missing = str(tmp_path / "none.pt")
+    assert exit_message("alphazero.py", "--play", "--checkpoint", missing, "--simulations", "100000", "--c-puct", "2",
+                        "--reuse-tree", "1") == f"alphazero.py: error: no checkpoint at {missing!r}"
+    assert exit_message("gumbel.py", "--play", "--checkpoint", missing, "--considered", "4") == \
+        f"gumbel.py: error: no checkpoint at {missing!r}"
 
 
-def test_a_folder_given_as_a_file_is_refused(tmp_path):
-    assert exit_message("alphazero.py", "--out", str(tmp_path)) == \
-        f"alphazero.py: error: cannot write the checkpoint {str(tmp_path)!r}: a folder"
-    assert exit_message("evaluate.py", "--json", str(tmp_path)) == f"evaluate.py: error: cannot write {str(tmp_path)!r}: a folder"
-    assert exit_message("further.py", "--c4-positions", str(tmp_path)).startswith(
-        f"further.py: error: cannot read the positions file {str(tmp_path)!r}")
-    assert list(tmp_path.iterdir()) == []  # nothing left behind
 
+def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
+    path = tmp_path / "c.pt"
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8, "conv"), str(path), "connect4")
+    for script in ("alphazero.py", "gumbel.py"):
+        assert exit_message(script, "--play", "--checkpoint", str(path)) == \
+            f"{script}: error: {path} holds a network that {script} cannot build"
 
-def test_a_checkpoint_whose_csv_would_be_itself_is_refused(tmp_path):
-    assert exit_message("alphazero.py", "--game", "tictactoe", "--out", str(tmp_path / "run.csv")) == \
-        f"alphazero.py: error: cannot write the checkpoint {str(tmp_path / 'run.csv')!r}: its CSV, written beside " \
-        f"it, would be the same file: choose a name that does not end in .csv"
 
 
 def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
@@ -4441,378 +3707,6 @@ def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
     assert further.read_positions(str(path)) == ["4455 0 0 0 0 0 0 0 0\n"]  # the right shape passes
 
 
-def test_a_checkpoint_another_live_training_writes_is_refused_and_a_stale_lock_taken_over(tmp_path):
-    # This test's process holds t.pt's lock, and t.csv's (which t.pth's training would write too): a training onto
-    # either is refused, naming the lock and its process. A lock file that names a process that has ended, or one
-    # alive that holds no flock (process 1: a reused id), is stale: a training takes it over, and leaves no lock.
-    out = tmp_path / "t.pt"
-    argv = ["alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "2", "--simulations", "2",
-            "--steps", "1", "--workers", "1", "--out", str(out)]
-    plumbing.lock(str(out), "--out")  # this test's own process holds it, alive, as a training would
-    plumbing.lock(str(tmp_path / "t.csv"), "--out")  # and its CSV, which t.pth's training would write as well
-    try:
-        assert exit_message(*argv) == f"alphazero.py: error: {out} is being written by another run, process " \
-            f"{os.getpid()} (it holds the lock {out}.lock): wait for it to end, or choose another --out"
-        csv = tmp_path / "t.csv"
-        assert exit_message(*argv[:-1], str(tmp_path / "t.pth")) == f"alphazero.py: error: {csv} is being written " \
-            f"by another run, process {os.getpid()} (it holds the lock {csv}.lock): wait for it to end, or choose " \
-            f"another --out"
-    finally:
-        plumbing.release(str(out))
-        plumbing.release(str(tmp_path / "t.csv"))
-    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                           cwd=HERE)
-    (tmp_path / "t.pt.lock").write_text(ended.stdout.strip())  # a process that has ended: its lock is stale
-    result = run(*argv)
-    assert result.returncode == 0, result.stderr
-    assert torch.load(out, weights_only=True)["iterations_done"] == 1 and not (tmp_path / "t.pt.lock").exists()
-    (tmp_path / "t.pt.lock").write_text("1")
-    cfg = alphazero.settings("tictactoe", iterations=2, games=2, simulations=2, steps=1)
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(out), replace=True, log=lambda line: None))
-    assert torch.load(out, weights_only=True)["iterations_done"] == 2 and not (tmp_path / "t.pt.lock").exists()
-
-
-@pytest.mark.parametrize("sig, status", [("SIGTERM", 143), ("SIGHUP", 129)])
-def test_sigterm_and_sighup_stop_training_as_ctrl_c_does(tmp_path, sig, status):
-    """`kill PID` sends SIGTERM to the main process only; a closing terminal sends SIGHUP to the whole group."""
-    import re
-    import signal
-    path = tmp_path / "c.pt"
-    p = training_with_a_first_checkpoint(path)
-    if sig == "SIGTERM":
-        os.kill(p.pid, signal.SIGTERM)
-    else:
-        os.killpg(p.pid, signal.SIGHUP)
-    out, err = p.communicate(timeout=600)
-    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on", err.strip())
-    assert p.returncode == status and done and int(done[1]) == int(done[2]) + 1, err[-2000:]
-    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) >= 1
-    assert not (tmp_path / "c.pt.lock").exists()
-
-
-def started(argv, sign, stdin=None):
-    """A script in its own process group, as a terminal or a job scheduler starts it, once it shows `sign`: "loading"
-    (numpy's code is in its memory, so the lines above its imports, the signal handlers among them, have run), or
-    the start of a line it prints. No fixed sleep: on a busy machine a slow start only makes the wait longer, up to
-    two minutes (a hang fails the test)."""
-    p = subprocess.Popen([sys.executable, *argv], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True, cwd=HERE)
-    if sign == "loading":
-        deadline = time.time() + 120
-        while p.poll() is None:
-            try:
-                if "numpy" in open(f"/proc/{p.pid}/maps").read():
-                    break
-            except OSError:  # it has just ended
-                break
-            if time.time() > deadline:
-                os.killpg(p.pid, 9)
-                raise AssertionError(f"{argv[0]} did not load numpy in 120 s")
-            time.sleep(0.01)
-    else:
-        read_lines(p, lambda lines: any(line.lstrip().startswith(sign) for line in lines))
-    return p
-
-
-@pytest.mark.parametrize("argv, stdin, sign", [
-    (["alphazero.py", "--game", "tictactoe", "--out", "OUT"], None, "iteration   1/"),
-    (["evaluate.py", "--part", "blog", "--json", "JSON"], None, "["),
-    (["mcts.py", "--simulations", "1000000"], None, "Black to move"),
-    (["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", "PT"], subprocess.PIPE, "you move first")])
-def test_ctrl_c_at_any_moment_prints_one_line_and_exits_130(argv, stdin, sign, tmp_path):
-    """Early (numpy is loading) and late (at work, or the game waiting for a move): one line, status 130."""
-    import signal
-    path = tmp_path / "t.pt"
-    alphazero.save(net_for(alphazero, "tictactoe", 8), str(path), "tictactoe")
-    for when in ("loading", sign):
-        names = {"PT": str(path), "OUT": str(tmp_path / f"o{len(when)}.pt"), "JSON": str(tmp_path / "r.json")}
-        p = started([names.get(a, a) for a in argv], when, stdin)
-        os.killpg(p.pid, signal.SIGINT)
-        out, err = p.communicate(timeout=600)
-        assert p.returncode == 130 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (when, err)
-
-
-def children(pid):
-    try:
-        return open(f"/proc/{pid}/task/{pid}/children").read().split()
-    except OSError:  # it has ended
-        return ["ended"]
-
-
-NOTHING, FINISHED = r"interrupted; no part finished", r"interrupted; the parts that " \
-    r"finished \(blog(, 1)?\) are in \S+\.json\.partial"  # (on a loaded machine part 1, a few seconds, may end too)
-
-
-TRAINING = r"interrupted at iteration (\d+); (\S+ holds iteration \d+: add --resume to go on|nothing saved)"
-
-
-@pytest.mark.parametrize("argv, moments", [
-    (["evaluate.py", "--quick", "--json", "JSON"], {"between": FINISHED}),
-    (["further.py", "--quick", "--part", "questions", "--json", "JSON"], {"[": NOTHING}),
-    (["alphazero.py", "--game", "tictactoe", "--games", "40", "--out", "OUT"],
-     {"workers": TRAINING, "iteration   1/": TRAINING})])
-def test_sigterm_to_the_group_at_any_moment_ends_in_one_line_and_never_hangs(argv, moments, tmp_path):
-    # A job scheduler, or kill -- -PGID, sends SIGTERM to every process of the group, the workers too, here while
-    # the workers start, while they work, and between two of evaluate.py's parts: each time the script ends as
-    # Ctrl-C does, in one line that says what was saved, with 128 + 15 = 143, no lock, no process of its group (a
-    # worker killed mid-task must not leave the main process waiting for it). Every wait here is bounded: a hang
-    # fails the test instead of stalling the suite.
-    import signal
-    for k, (moment, line) in enumerate(moments.items()):
-        names = {"JSON": str(tmp_path / f"r{k}.json"), "OUT": str(tmp_path / f"t{k}.pt")}
-        p = subprocess.Popen([sys.executable, *[names.get(a, a) for a in argv]], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True,
-                             cwd=HERE)
-        printed, said = queue.Queue(), queue.Queue()  # its lines and its stderr, read by threads, so that each wait
-        threading.Thread(target=lambda: [printed.put(line) for line in p.stdout], daemon=True).start()  # is bounded
-        threading.Thread(target=lambda: said.put(p.stderr.read()), daemon=True).start()  # (a worker left holds it)
-        try:
-            if moment == "workers":  # the first worker process exists: the others may still be starting (a child
-                deadline = time.time() + 120  # before the lock is taken is no worker: Python 3.12 forks one as it loads)
-                while not (os.path.exists(names["OUT"] + ".lock") and children(p.pid)) and time.time() < deadline:
-                    time.sleep(0.001)
-            else:  # a line that starts with the sign; "between": the second part's first line
-                for _ in range(2 if moment == "between" else 1):
-                    while not printed.get(timeout=120).lstrip().startswith("[" if moment == "between" else moment):
-                        pass
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=60)
-            err = said.get(timeout=60)
-        except (subprocess.TimeoutExpired, queue.Empty):
-            os.killpg(p.pid, signal.SIGKILL)
-            raise AssertionError(f"{argv[0]} hung at {moment!r}, or after SIGTERM there")
-        assert p.returncode == 143 and re.fullmatch(line, err.strip()), (moment, err[-2000:])
-        for _ in range(1000):
-            try:
-                os.killpg(p.pid, 0)
-            except ProcessLookupError:
-                break
-            time.sleep(0.01)
-        else:
-            raise AssertionError(f"a process of {argv[0]}'s group is alive after SIGTERM at {moment!r}")
-        assert not [name for name in os.listdir(tmp_path) if name.endswith(".lock")], moment  # its lock gone too
-
-
-def test_a_report_stopped_as_it_runs_again_leaves_the_last_complete_json_as_it_was(tmp_path):
-    # r.json holds a complete run's numbers (a stand-in, in evaluate.py's kind). Run again and stopped by Ctrl-C once
-    # its second part has begun: r.json is as it was, byte for byte, and the parts that finished (the first, or more
-    # on a busy machine, where the lines may be read late) are in r.json.partial, as its one line says. A run that
-    # finishes replaces r.json, and no partial file is left.
-    import signal
-    path = tmp_path / "r.json"
-    path.write_text('{"written by": "evaluate.py", "blog": {"seconds": 1.0}, "1": {"seconds": 2.0}}')
-    before = path.read_bytes()
-    p = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--json", str(path)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
-    read_lines(p, lambda lines: sum(line.startswith("[") for line in lines) >= 2)  # the second part's first line
-    os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=600)
-    finished = [part for part in json.loads((tmp_path / "r.json.partial").read_text()) if part != "written by"]
-    assert p.returncode == 130 and err.strip() == f"interrupted; the parts that finished ({', '.join(finished)}) are " \
-        f"in {path}.partial; {path} is as it was, the last complete run's", err[-2000:]
-    assert path.read_bytes() == before
-    assert finished[0] == "blog" and finished == list(evaluate.PARTS)[:len(finished)] and "3b" not in finished
-    out = run("evaluate.py", "--quick", "--part", "blog", "--json", str(path))
-    assert out.returncode == 0 and set(json.loads(path.read_text())) == {"written by", "blog"}
-    assert sorted(os.listdir(tmp_path)) == ["r.json"]
-
-
-def group_gone(pgid):
-    """Whether no process of the group is left, waiting for those that are ending (a hang fails, as 20 s pass)."""
-    for _ in range(2000):
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.01)
-    return False
-
-
-def test_a_worker_killed_outright_ends_a_training_in_one_line_with_its_checkpoint(tmp_path):
-    # kill -9 on one worker of two mid-iteration (what the out-of-memory killer does): the run ends at once, in one
-    # line naming the worker and the signal and what the checkpoint holds; no lock and no process left
-    import signal
-    path = tmp_path / "k.pt"
-    p = training_with_a_first_checkpoint(path)
-    os.kill(int(children(p.pid)[0]), signal.SIGKILL)
-    out, err = p.communicate(timeout=600)
-    line = re.fullmatch(r"alphazero\.py: error: worker 1 of 2 \(process \d+\) was killed by SIGKILL: out of memory\?; "
-                        r"\S+ holds iteration (\d+): add --resume to go on", err.strip())
-    assert p.returncode == 1 and line, err[-2000:]
-    assert torch.load(path, weights_only=True)["iterations_done"] == int(line[1]) >= 1
-    assert group_gone(p.pid) and sorted(os.listdir(tmp_path)) == ["k.csv", "k.pt"]
-
-
-def test_a_worker_killed_outright_ends_evaluate_in_one_line(tmp_path):
-    import signal
-    p = started(["evaluate.py", "--quick", "--workers", "2", "--json", str(tmp_path / "r.json")], "loading")
-    deadline = time.time() + 120
-    while len(children(p.pid)) < 2 or children(p.pid) == ["ended"]:  # both workers started
-        if p.poll() is not None or time.time() > deadline:
-            os.killpg(p.pid, 9)
-            raise AssertionError("evaluate.py ended, or did not start its two workers in 120 s")
-        time.sleep(0.01)
-    os.kill(int(children(p.pid)[1]), signal.SIGKILL)
-    out, err = p.communicate(timeout=600)
-    assert p.returncode == 1 and re.fullmatch(r"evaluate\.py: error: worker \d of 2 \(process \d+\) was killed by "
-                                              r"SIGKILL: out of memory\?; (no part finished|the parts that finished "
-                                              r"\(.+\) are in \S+)", err.strip()), err[-2000:]
-    assert group_gone(p.pid)
-
-
-@pytest.mark.parametrize("first, then", [("SIGINT", "SIGINT"), ("SIGTERM", "SIGHUP"), ("SIGHUP", "SIGINT")])
-def test_a_second_signal_does_not_interrupt_the_stop_the_first_began(first, then, tmp_path):
-    # Ctrl-C, then at once Ctrl-C to the whole group (the impatient hand, or `timeout`): the same one line and
-    # status as one signal, the checkpoint whole, no lock, no worker left running
-    import signal
-    path = tmp_path / "d.pt"
-    p = training_with_a_first_checkpoint(path)
-    os.kill(p.pid, getattr(signal, first))
-    os.killpg(p.pid, getattr(signal, then))
-    out, err = p.communicate(timeout=600)
-    done = re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration (\d+): add --resume to go on",
-                        err.strip())
-    assert p.returncode in (128 + getattr(signal, first), 128 + getattr(signal, then)) and done, err[-2000:]  # (two
-    # signals pending at once are handled in the order of their numbers: either may be the first it handles)
-    assert torch.load(path, weights_only=True)["iterations_done"] == int(done[2]) == int(done[1]) - 1
-    assert group_gone(p.pid) and sorted(os.listdir(tmp_path)) == ["d.csv", "d.pt"]
-
-
-def test_a_signal_once_the_work_is_over_changes_nothing(tmp_path):
-    # Python takes a second or so to exit after a run's last line: Ctrl-C to the group then is too late to stop
-    # anything, and the run ends as it would have: status 0, nothing on stderr
-    import signal
-    p = started(["alphazero.py", "--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "4",
-                 "--steps", "2", "--workers", "2", "--out", str(tmp_path / "l.pt")], "play against it")
-    os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=600)
-    assert p.returncode == 0 and err == "", err[-2000:]
-
-
-def test_a_closed_pipe_ends_training_with_a_word_of_its_checkpoint_and_evaluate_writes_its_json(tmp_path):
-    # `| head -1`: the reader goes after the first line. A training stops at its next line, saying on stderr what
-    # its checkpoint holds, with 128 + SIGPIPE = 141; evaluate.py goes on quietly and writes its JSON.
-    out = tmp_path / "t.pt"
-    for argv, check in (
-            (["alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations", "8", "--steps", "5",
-              "--workers", "2", "--out", str(out)], "training"),
-            (["evaluate.py", "--part", "blog", "--quick", "--json", str(tmp_path / "b.json")], "evaluate")):
-        p = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             cwd=HERE)
-        read_lines(p, lambda lines: len(lines) >= 1)  # its first line, then the reader is gone
-        p.stdout.close()
-        err = p.communicate(timeout=600)[1]
-        if check == "training":
-            assert p.returncode == 141 and re.fullmatch(r"interrupted at iteration (\d+); \S+ holds iteration \d+: "
-                                                        r"add --resume to go on", err.strip()), err[-2000:]
-        else:
-            assert p.returncode == 0 and err == "" and "blog" in json.load(open(tmp_path / "b.json")), err[-2000:]
-
-
-def test_outputs_replace_only_their_own_kind(tmp_path):
-    # --json onto a checkpoint, --out (even with --replace) onto a text file or beside someone else's CSV: refused in
-    # one line that says what the path holds, and nothing written; the project's own kinds are replaced
-    ckpt, notes, json_path = tmp_path / "c.pt", tmp_path / "notes.txt", tmp_path / "r.json"
-    alphazero.save(net_for(alphazero, "tictactoe", 8), str(ckpt), "tictactoe")
-    notes.write_text("my notes\n")
-    (tmp_path / "mine.csv").write_text("a,b\n1,2\n")
-    json_path.write_text('{"mine": 1}')
-    files = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
-    small = ["--game", "tictactoe", "--iterations", "1", "--games", "2", "--simulations", "2", "--steps", "1",
-             "--workers", "1"]
-    for argv, words in (
-            (["evaluate.py", "--quick", "--part", "3b", "--json", str(ckpt)],
-             f"{ckpt} holds a checkpoint of these scripts, not JSON evaluate.py wrote: choose another --json"),
-            (["evaluate.py", "--json", str(json_path)], f"{json_path} holds JSON, not JSON evaluate.py wrote: "
-                                                        f"choose another --json"),
-            (["alphazero.py", *small, "--replace", "--out", str(notes)],
-             f"{notes} holds text, not a checkpoint of these scripts: choose another --out"),
-            (["gumbel.py", *small, "--out", str(tmp_path / "mine.pt")], f"{tmp_path / 'mine.csv'}, where a training "
-             f"writes its progress beside {tmp_path / 'mine.pt'}, holds text: choose another --out"),
-            (["alphazero_plus.py", *small, "--out", str(json_path)], f"{json_path} holds JSON, not a checkpoint of "
-                                                                   f"these scripts: choose another --out")):
-        assert exit_message(*argv) == f"{argv[0]}: error: {words}"
-    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == files
-    (tmp_path / "c.csv").write_text(plumbing.RUN_CSV)  # (a checkpoint and its CSV: test_a_finished_training_is_...)
-    ckpt.unlink()  # the CSV alone: no --resume to suggest
-    assert exit_message("alphazero.py", *small, "--out", str(ckpt)) == f"alphazero.py: error: {tmp_path / 'c.csv'} " \
-        f"holds the progress of a training whose checkpoint {ckpt} is gone: choose another --out, or add --replace " \
-        f"to start afresh over it"
-
-
-@pytest.mark.parametrize("argv, message", [
-    (["alphazero.py", "--play", "--iterations", "5"], "--iterations is for training; --play plays a checkpoint"),
-    (["alphazero.py", "--play", "--out", "x.pt"], "--out is for training; --play plays a checkpoint"),
-    (["gumbel.py", "--play", "--seed", "3"], "--seed is for training; --play plays a checkpoint"),
-    (["alphazero_plus.py", "--play", "--net", "conv"], "--net is for training; --play plays a checkpoint"),
-    (["alphazero.py", "--first", "agent"], "--first is for --play; training writes --out"),
-    (["alphazero.py", "--iterations", "100000"],
-     "argument --iterations: must be a whole number from 1 to 10000, not '100000'"),
-    (["alphazero.py", "--games", "1" + "0" * 30],
-     "argument --games: must be a whole number from 1 to 100000, not '1" + "0" * 30 + "'"),
-    (["alphazero.py", "--workers", "257"], "argument --workers: must be a whole number from 1 to 256, not '257'"),
-    (["alphazero.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
-    (["gumbel.py", "--considered", "0"], "argument --considered: must be a whole number from 1 to 1000, not '0'"),
-    (["alphazero_plus.py", "--pipeline", "2"], "argument --pipeline: must be a whole number from 0 to 1, not '2'"),
-    (["alphazero_plus.py", "--solver", "3"], "argument --solver: must be a whole number from 0 to 2, not '3'"),
-    (["alphazero_plus.py", "--random-moves", "1.5"],
-     "argument --random-moves: must be a number from 0.0 to 1.0, not '1.5'"),
-    (["alphazero_plus.py", "--full-fraction", "0"],
-     "argument --full-fraction: must be a number from 0.01 to 1.0, not '0'"),
-    (["alphazero_plus.py", "--opening-moves", "0"],
-     "argument --opening-moves: must be a whole number from 1 to 1000, not '0'"),
-    (["alphazero.py", "--play", "--simulations", "0", "--reuse-tree", "1"], "--reuse-tree 1 keeps a search's tree, "
-                                                                              "and --simulations 0 searches nothing: drop one"),
-    (["alphazero.py", "--resume", "--replace"], "--resume goes on with --out's training and --replace starts afresh "
-                                                "over it: choose one"),
-    (["mcts.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
-    (["mcts.py", "--simulations", "100000000"], "argument --simulations: must be a whole number from 1 to 10000000, "
-                                                 "not '100000000'"),
-    (["puct.py", "--simulations", "1"], "argument --simulations: must be a whole number from 2 to 10000000, not '1'"),
-    (["evaluate.py", "--seed", "-5"], "argument --seed: must be a whole number from 0 to 4294967295, not '-5'"),
-    (["evaluate.py", "--workers", "1000"], "argument --workers: must be a whole number from 1 to 256, not '1000'"),
-    (["evaluate.py", "--checkpoint", "x.pt", "--part", "1"], "--part is for the parts; --checkpoint measures one "
-                                                               "network as Part 1 or Part 2 does"),
-    (["alphazero.py", "--game", "tictactoe", "--out", "x.pt.lock"],  # (a training onto x.pt would remove it)
-     "x.pt.lock ends in .lock, as the lock beside x.pt does: choose another --out"),
-    (["evaluate.py", "--json", "r.json.lock"], "r.json.lock ends in .lock, as the lock beside r.json does: choose "
-                                                "another --json")])
-def test_flags_in_the_wrong_mode_or_out_of_bounds_get_one_line(argv, message):
-    # each edge's other side: the flags --play takes, and the largest numbers allowed, are accepted (below)
-    assert exit_message(*argv) == f"{argv[0]}: error: {message}"
-
-
-def test_the_flags_play_takes_are_accepted_with_play(tmp_path):
-    # --simulations, --c-puct and --reuse-tree shape the agent's search in --play: refused only for a missing file
-    missing = str(tmp_path / "none.pt")
-    assert exit_message("alphazero.py", "--play", "--checkpoint", missing, "--simulations", "100000", "--c-puct", "2",
-                        "--reuse-tree", "1") == f"alphazero.py: error: no checkpoint at {missing!r}"
-    assert exit_message("gumbel.py", "--play", "--checkpoint", missing, "--considered", "4") == \
-        f"gumbel.py: error: no checkpoint at {missing!r}"
-
-
-def test_training_writes_a_csv_row_an_iteration_and_resume_appends(tmp_path):
-    import csv
-    out, lines = str(tmp_path / "run.pt"), []
-    cfg = alphazero.settings("tictactoe", games=4, simulations=4, steps=3)
-    alphazero.train("tictactoe", dict(cfg, iterations=2), 0, alphazero.Run(1, out=out, log=lines.append))
-    rows = list(csv.DictReader(open(tmp_path / "run.csv")))
-    assert [int(row["iteration"]) for row in rows] == [1, 2]
-    assert list(rows[0]) == ["iteration", "positions", "value_loss", "policy_loss", "self_play_s", "training_s"]
-    positions = [int(line.split("positions")[1].split()[0]) for line in lines]  # the progress lines' numbers
-    assert [int(row["positions"]) for row in rows] == positions
-    alphazero.train("tictactoe", dict(cfg, iterations=3), 0,
-                    alphazero.Run(1, out=out, resume=True, log=lambda line: None))
-    assert [int(row["iteration"]) for row in csv.DictReader(open(tmp_path / "run.csv"))] == [1, 2, 3]
-    result = run("evaluate.py", "--plot-run", str(tmp_path / "run.csv"), "--plots", str(tmp_path))
-    assert result.returncode == 0 and (tmp_path / "runs_run.png").read_bytes()[:4] == b"\x89PNG", result.stderr
-    assert result.stdout.strip() == f"the curves of 1 run(s): {tmp_path / 'runs_run.png'}"  # where it went
-    fig = evaluate.plot_runs([str(tmp_path / "run.csv")])
-    value, policy = fig.axes[0].lines[:2]  # a run's colour is named once, on its value line (dashed)
-    label = "run.csv (alphazero.py, tictactoe, 4 games x 4 simulations, hidden 128)"  # what the checkpoint records
-    assert value.get_label() == label and policy.get_linestyle() == "-"
-    assert list(policy.get_ydata()) == [float(r["policy_loss"]) for r in csv.DictReader(open(tmp_path / "run.csv"))]
-
 
 def test_plot_run_refuses_the_flags_that_would_do_nothing_and_plots_names_a_folder_it_cannot_make(tmp_path):
     csv = str(tmp_path / "run.csv")
@@ -4823,10 +3717,12 @@ def test_plot_run_refuses_the_flags_that_would_do_nothing_and_plots_names_a_fold
         "evaluate.py: error: cannot make the folder /sys/figs: Operation not permitted"
 
 
+
 def test_plots_without_matplotlib_say_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     assert exit_message("evaluate.py", "--quick", "--plots", str(tmp_path)) == \
         "evaluate.py: error: --plots draws with matplotlib, which is not installed: pip install matplotlib"
+
 
 
 def test_the_readmes_figures_are_in_the_repository():
@@ -4836,193 +3732,11 @@ def test_the_readmes_figures_are_in_the_repository():
     assert len(shown) >= 8 and all(os.path.isfile(os.path.join(HERE, name)) for name in shown)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Faults, the second layer: paths that are no files, pipes closed at the end, last words, two runs at once
-
-TINY = ["--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "3", "--steps", "2",
-        "--workers", "1"]
-
-
-def test_a_device_at_an_output_path_is_refused_and_stays_a_device(tmp_path):
-    # As root (a container's default) a rename would put a file in place of the device; a copy of /dev/null (char
-    # device 1, 3) as --out or --json is refused in one line before any work, and is still the device after.
-    import stat
-    if os.geteuid() != 0:
-        pytest.skip("mknod needs root: a device cannot be made here")
-    null = tmp_path / "mynull"
-    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-    assert exit_message("alphazero.py", *TINY, "--out", str(null)) == \
-        f"alphazero.py: error: {null} is a character device, not a file: choose another --out"
-    assert exit_message("evaluate.py", "--quick", "--part", "blog", "--json", str(null)) == \
-        f"evaluate.py: error: {null} is a character device, not a file: choose another --json"
-    assert stat.S_ISCHR(os.stat(null).st_mode) and not (tmp_path / "mynull.lock").exists()
-
-
-def fifo_scripts(folder):
-    fifo = folder / "f.pt"
-    os.mkfifo(fifo)
-    return [Script("out", ["alphazero.py", *TINY, "--out", str(fifo)]),
-            Script("checkpoint", ["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", str(fifo)]),
-            Script("json", ["evaluate.py", "--quick", "--part", "blog", "--json", str(fifo)]),
-            Script("positions", ["further.py", "--quick", "--part", "questions", "--c4-positions", str(fifo),
-                                 "--json", str(folder / "q.json")])]
-
-
-def test_a_fifo_at_any_path_is_refused_without_opening_it(tmp_path):
-    # A FIFO opened for reading or writing waits for a partner for ever; as --out, --play --checkpoint, --json or
-    # --c4-positions it is refused in one line, before it is opened (a run that opened it would hang: the timeout).
-    runs, folder = ran(fifo_scripts, tmp_path)
-    fifo, kind = folder / "f.pt", "a FIFO (a named pipe)"
-    for label, line in [("out", f"alphazero.py: error: {fifo} is {kind}, not a file: choose another --out"),
-                        ("checkpoint", f"alphazero.py: error: {fifo} is {kind}, not a checkpoint"),
-                        ("json", f"evaluate.py: error: {fifo} is {kind}, not a file: choose another --json"),
-                        ("positions", f"further.py: error: cannot read the positions file {fifo}: it is {kind}, not "
-                                      f"a file")]:
-        assert runs[label].returncode == 1 and runs[label].stderr == line + "\n", (label, runs[label].stderr)
-
-
-def test_a_pipe_closed_at_the_end_leaves_a_whole_checkpoint_status_0_and_no_word(tmp_path):
-    # `| true`: the reader is gone before the first line; the training's lines wait in its buffer and fail only as
-    # it ends, once its one iteration is saved: no traceback, no false "interrupted", status 0, the checkpoint whole.
-    out = tmp_path / "bp.pt"
-    p = subprocess.Popen([sys.executable, "alphazero.py", *TINY, "--out", str(out)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, cwd=HERE)
-    p.stdout.close()
-    err = p.communicate(timeout=600)[1].decode()
-    assert p.returncode == 0 and err == "", err
-    assert torch.load(out, weights_only=True)["iterations_done"] == 1 and not (tmp_path / "bp.pt.lock").exists()
-
-
-def test_last_words_into_a_pipe_already_closed_end_with_status_0(tmp_path):
-    # The work is done and returns its last words (a trainer's "checkpoint: ..."), but the reader has gone: the words
-    # go nowhere, with no traceback and status 0, since nothing of the work was lost.
-    script = tmp_path / "last.py"
-    script.write_text(f"import sys\nsys.path.insert(0, {HERE!r})\nimport plumbing\n"
-                      "plumbing.run_main(lambda: 'checkpoint: nowhere.pt')\n")
-    read, write = os.pipe()
-    os.close(read)  # the reader gone before the script begins
-    p = subprocess.Popen([sys.executable, str(script)], stdout=write, stderr=subprocess.PIPE, cwd=HERE)
-    os.close(write)
-    err = p.communicate(timeout=600)[1].decode()
-    assert p.returncode == 0 and err == "", err
-
-
-def test_a_stop_whose_stderr_has_no_reader_still_ends_with_its_status(tmp_path):
-    # `2>&1 | head` with the reader gone: the last line goes nowhere, and the status is the signal's, 128 + 15 = 143,
-    # for a script's work (run_main) and for mcts.py's handler before its work begins (end_in_one_line), never 1
-    script = tmp_path / "stop.py"
-    script.write_text(f"import signal, sys\nsys.path.insert(0, {HERE!r})\nimport plumbing\n"
-                      "def work():\n    raise plumbing.Stopped(signal.SIGTERM)\n"
-                      "plumbing.run_main(work) if sys.argv[1] == 'run_main' else "
-                      "plumbing.end_in_one_line(signal.SIGTERM, None)\n")
-    for way in ("run_main", "handler"):
-        read, write = os.pipe()
-        os.close(read)
-        p = subprocess.Popen([sys.executable, str(script), way], stdout=subprocess.DEVNULL, stderr=write, cwd=HERE)
-        os.close(write)
-        assert p.wait(timeout=600) == 143, way
-
-
-def test_a_pipe_closed_mid_run_says_what_the_checkpoint_holds(tmp_path):
-    # The reader goes after the first line of three iterations: the run stops at the next line it writes, with 141 =
-    # 128 + SIGPIPE, and its one line says what the checkpoint holds (each line is flushed on a terminal; here
-    # PYTHONUNBUFFERED makes the pipe see each line at once, as `| head -1` would on a terminal's run).
-    out = tmp_path / "mid.pt"
-    argv = ["alphazero.py", *TINY[:2], "--iterations", "3", *TINY[4:], "--out", str(out)]
-    p = subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=HERE,
-                         env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    assert p.stdout.readline().startswith(b"iteration   1/3")
-    p.stdout.close()
-    err = p.communicate(timeout=600)[1].decode().strip()
-    done = torch.load(out, weights_only=True)["iterations_done"]
-    assert p.returncode == 141 and err == f"interrupted at iteration {done + 1}; {out} holds iteration {done}: add " \
-        f"--resume to go on", err
-
-
-def test_a_folder_removed_mid_run_is_not_said_to_hold_a_checkpoint(tmp_path):
-    # The checkpoint's folder goes after the first save: the next save fails, and the line says the file is gone
-    # rather than what it held.
-    import shutil
-    folder = tmp_path / "gone"
-    folder.mkdir()
-    p = training_with_a_first_checkpoint(folder / "c.pt")
-    shutil.rmtree(folder)
-    err = p.communicate(timeout=600)[1].strip()
-    assert p.returncode == 1 and err.startswith(f"alphazero.py: error: cannot write {folder / 'c.pt'}") and \
-        err.endswith(f"; {folder / 'c.pt'} is gone: nothing saved there") and len(err.splitlines()) == 1, err
-
-
-def test_two_claims_at_the_same_instant_never_both_win(tmp_path):
-    # 20 rounds: two processes, released together by a barrier after their imports, take the same path's lock;
-    # exactly one wins each time (the lock is an flock: taken in one step), and the other's refusal names it.
-    import multiprocessing
-    context = multiprocessing.get_context("fork")
-
-    def claimant(path, barrier, results):
-        barrier.wait(timeout=60)
-        try:
-            plumbing.lock(path, "--out")
-            results.put(("won", os.getpid()))
-            barrier.wait(timeout=60)  # both have tried: the winner lets go only now
-        except ValueError as e:
-            results.put(("refused", str(e)))
-            barrier.wait(timeout=60)
-    for k in range(20):
-        path, barrier, results = str(tmp_path / f"race{k}.pt"), context.Barrier(2), context.Queue()
-        procs = [context.Process(target=claimant, args=(path, barrier, results)) for _ in range(2)]
-        with warnings.catch_warnings():  # (Python 3.12+ warns of a fork beside this process's threads: see START)
-            warnings.filterwarnings("ignore", plumbing.FORK_WITH_THREADS, DeprecationWarning)
-            for proc in procs:
-                proc.start()
-        outcomes = sorted(results.get(timeout=60) for _ in procs)
-        for proc in procs:
-            proc.join(timeout=60)
-        assert [o[0] for o in outcomes] == ["refused", "won"], outcomes
-        assert f"process {outcomes[1][1]} (it holds the lock {path}.lock)" in outcomes[0][1]
-
-
-def test_two_reports_onto_one_json_the_second_is_refused_before_any_work(tmp_path):
-    # The first report holds two.json's lock from before its work until its end; the second, started meanwhile,
-    # is refused in one line naming the first's process, and the first's JSON is whole. (The first's first line is
-    # words, not a blank line, so that `| head -1` shows them: the sign waited for is its start.)
-    import signal
-    path = tmp_path / "two.json"
-    first = subprocess.Popen([sys.executable, "evaluate.py", "--quick", "--part", "blog", "--json", str(path)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=HERE)
-    assert read_lines(first, lambda lines: lines)[0].startswith("[")  # it has begun: the lock is taken
-    os.kill(first.pid, signal.SIGSTOP)  # held mid-run (a quick report could end before the second starts)
-    try:
-        second = run("evaluate.py", "--quick", "--part", "3b", "--json", str(path))
-    finally:
-        os.kill(first.pid, signal.SIGCONT)
-    out, err = first.communicate(timeout=600)
-    assert second.returncode == 1 and second.stderr == (
-        f"evaluate.py: error: {path} is being written by another run, process {first.pid} (it holds the lock "
-        f"{path}.lock): wait for it to end, or choose another --json\n"), second.stderr
-    assert first.returncode == 0 and list(json.loads(path.read_text())) == [plumbing.WRITTEN_BY, "blog"]
-
-
-def test_outputs_replace_only_what_the_same_script_wrote(tmp_path):
-    # further.py's --json over evaluate.py's JSON, and its recipe network over a training alphazero.py saved beside
-    # it: each refused in one line before any work, the file left as it was.
-    q = tmp_path / "q.json"
-    q.write_text(json.dumps({plumbing.WRITTEN_BY: "evaluate.py", "blog": {}}))
-    assert exit_message("further.py", "--quick", "--part", "recipe", "--json", str(q)) == \
-        f"further.py: error: {q} holds JSON evaluate.py wrote, not JSON further.py wrote: choose another --json"
-    trained = tmp_path / "z_recipe_quick.pt"
-    cfg = alphazero.settings("tictactoe", iterations=1, games=4, simulations=3, steps=2)
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(trained), log=lambda line: None))
-    before = trained.read_bytes()
-    assert exit_message("further.py", "--quick", "--part", "recipe", "--json", str(tmp_path / "z.json")) == \
-        f"further.py: error: {trained}, where --part recipe saves its network, holds a training of alphazero.py, not " \
-        f"a network the recipe saved: choose another --json (the network is saved beside it)"
-    assert trained.read_bytes() == before
-
-
 class NotStatic(games.TicTacToe):
     """Tic-tac-toe whose encode_many forgot @staticmethod: the search calls NotStatic.encode_many(states)."""
     def encode_many(self, states):
         return games.TicTacToe.encode_many(states)
+
 
 
 def test_an_encode_many_that_is_not_static_is_refused_before_any_work(monkeypatch):
@@ -5031,73 +3745,6 @@ def test_an_encode_many_that_is_not_static_is_refused_before_any_work(monkeypatc
                                          r"notstatic.encode_many\(\[state\]\) \(.*\): it must be a @staticmethod \(or @classmethod\)$"):
         alphazero.train("notstatic", alphazero.settings("notstatic", iterations=1, games=2, simulations=2, steps=1))
 
-
-def test_a_shielded_block_holds_a_stop_signal_until_its_end(monkeypatch):
-    # A SIGINT sent to this process inside shielded() is not handled there (the block's next line runs) but at its
-    # end, as Stopped; outside a block the same signal stops at once.
-    import signal
-    monkeypatch.setattr(plumbing, "STOPPING", [])  # (a script run in this process left its own)
-    monkeypatch.setattr(plumbing, "HELD", [])
-    handler = signal.signal(signal.SIGINT, plumbing.stop)
-    reached = []
-    try:
-        with pytest.raises(plumbing.Stopped):
-            with plumbing.shielded():
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.05)  # (room for a handler that would run: none may)
-                reached.append("the block's end")
-        assert reached == ["the block's end"]
-        plumbing.STOPPING.clear()
-        with pytest.raises(plumbing.Stopped):
-            os.kill(os.getpid(), signal.SIGINT)
-            for _ in range(1000):  # the handler runs between two bytecodes: at once
-                time.sleep(0.001)
-            reached.append("after the signal")
-        assert reached == ["the block's end"]
-    finally:
-        plumbing.STOPPING.clear()
-        signal.signal(signal.SIGINT, handler)
-
-
-class Raising(games.TicTacToe):
-    """Tic-tac-toe whose third game fails: an exception of one's own game, mid-run."""
-    made = 0
-
-    def __init__(self):
-        super().__init__()
-        type(self).made += 1
-        if type(self).made > 2:
-            raise RuntimeError("my game's bug")
-
-
-def test_an_exception_of_ones_own_game_mid_run_says_what_the_checkpoint_holds(tmp_path, monkeypatch):
-    # Its traceback is kept (the game's own file and line), and ends with a note of what the checkpoint holds.
-    monkeypatch.setitem(alphazero.GAMES, "raising", Raising)
-    out = str(tmp_path / "r.pt")
-    cfg = alphazero.settings("raising", iterations=3, games=2, simulations=2, steps=1)
-    Raising.made = -1  # the contract check makes one; the first iteration's two games; the second fails
-    with pytest.raises(RuntimeError) as caught:
-        alphazero.train("raising", cfg, 0, alphazero.Run(1, out, log=lambda line: None))
-    assert caught.value.__notes__ == [f"({out} holds iteration 1: add resume=True to go on)"]  # (shown from 3.11 on)
-
-
-def test_the_smaller_words_of_a_run_are_true(tmp_path):
-    # An iteration that has no position yet says so, not nan; a Ctrl-C as the script loads writes no blank line
-    # before "interrupted" to a file. (evaluate.py's first line, words: see the two reports onto one JSON.)
-    import signal
-    lines = []
-    cfg = alphazero_plus.settings("tictactoe", iterations=1, games=2, simulations=4, steps=1, full_fraction=0.01,
-                                  fast_simulations=2)
-    alphazero_plus.train("tictactoe", cfg, 7, alphazero_plus.Run(1, log=lines.append))  # (seed 7 keeps none)
-    assert "positions      0  no position kept yet: no Adam step  " in lines[0] and "nan" not in lines[0]
-    with open(tmp_path / "err.txt", "w") as err:
-        p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--out", str(tmp_path / "i.pt")],
-                             stdout=subprocess.DEVNULL, stderr=err, cwd=HERE, start_new_session=True)
-        while p.poll() is None and "numpy" not in open(f"/proc/{p.pid}/maps").read():
-            time.sleep(0.01)
-        os.killpg(p.pid, signal.SIGINT)
-        p.wait(timeout=600)
-    assert p.returncode == 130 and (tmp_path / "err.txt").read_text() == "interrupted\n"
 
 
 def test_the_play_header_says_the_simulations_the_search_made():
