@@ -619,8 +619,7 @@ def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict
 
 
 def main():  # the flags, made from SETTINGS; then train, or --play (searching as the checkpoint's training did)
-    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt",
-                        for_play={"simulations", "c_puct", "reuse_tree", "solver", "checkpoint", "first"})
+    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt")
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}_plus.pt"
     if args.play:

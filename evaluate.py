@@ -432,7 +432,7 @@ class Measures:
 
     def add(self, jobs):
         self.jobs.update(jobs)
-        self.pieces += [(key, plumbing.submit(POOLS["now"], run_piece, job, list(idx)))
+        self.pieces += [(key, POOLS["now"].submit(run_piece, job, list(idx)))
                         for key, job in jobs.items() for idx in chunks(job.size, PIECES)]
         return self
 
@@ -464,7 +464,7 @@ def mean(scores):
 
 START = time.time()
 PLAN = {"parts": [], "current": 0, "since": START, "quick": False, "expected": {}}  # the run's parts, the current one
-POOLS = {"now": None, "ahead": None}  # the worker processes (main starts them; None: this process does the work)
+POOLS = {"now": plumbing.Run(), "ahead": plumbing.Run()}  # the workers (main starts them; these: this process)
 AHEAD = {}  # work a part begins before its turn (main's `ahead`, part_3b_matches), by part and arguments
 PART_2 = {}  # part_2_training's results, by (quick, seed, workers)
 
@@ -472,7 +472,7 @@ PART_2 = {}  # part_2_training's results, by (quick, seed, workers)
 def begin(fn, tasks, ahead=False):
     """fn(task) for each task, begun in the worker processes now (ahead: at a lower priority), beside what this
     process does next: their Futures (with one worker, done here and now)."""
-    return [plumbing.submit(POOLS["ahead" if ahead else "now"], fn, task) for task in tasks]
+    return [POOLS["ahead" if ahead else "now"].submit(fn, task) for task in tasks]
 
 
 def collect(batch):
@@ -1180,7 +1180,6 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         plumbing.lock(args.json, "--json")  # a second run onto it is refused
     except ValueError as e:
         parser.error(str(e))
-    plumbing.start_process()  # one thread, denormals flushed, as in training (see there); the workers too
     results, seconds = {}, {}
     chosen = list(parts) if args.part in (None, "all") else [args.part]
     expected = {name: usual for name, (_, _, usual) in parts.items()}
@@ -1188,29 +1187,28 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         if name in chosen and other not in chosen:
             expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
     PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
-    POOLS.update(now=plumbing.pool(args.workers), ahead=plumbing.pool(args.workers, nice=19))
+    POOLS.update(now=plumbing.Run(args.workers), ahead=plumbing.Run(args.workers, nice=19))  # (computing as a
     try:
-        if args.checkpoint:
-            results["checkpoint"] = measure(args)
-        for part in PLAN["parts"]:
-            if part in (ahead or {}):
-                ahead[part](args)
-        for i, part in enumerate(PLAN["parts"]):
-            PLAN.update(current=i, since=time.time())
-            results[part] = parts[part][1](args)
-            seconds[part] = results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
-        if PLAN["parts"]:
-            summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
-            if after:
-                after()
-        write_json(args.json, results)
-        if args.plots is not None:
-            figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
-            drawn = save_figures(figures, args.plots)
-            print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
+        with POOLS["now"], POOLS["ahead"]:  # training does, see plumbing.start_process; the work ahead a lower priority)
+            if args.checkpoint:
+                results["checkpoint"] = measure(args)
+            for part in PLAN["parts"]:
+                if part in (ahead or {}):
+                    ahead[part](args)
+            for i, part in enumerate(PLAN["parts"]):
+                PLAN.update(current=i, since=time.time())
+                results[part] = parts[part][1](args)
+                seconds[part] = results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
+            if PLAN["parts"]:
+                summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
+                if after:
+                    after()
+            write_json(args.json, results)
+            if args.plots is not None:
+                figures = {name: fig for part, r in results.items() if part in plots for name, fig in plots[part](r).items()}
+                drawn = save_figures(figures, args.plots)
+                print(f"\n{len(drawn)} figures in {args.plots}: " + ", ".join(os.path.basename(p) for p in drawn))
     finally:
-        plumbing.close(POOLS["now"])
-        plumbing.close(POOLS["ahead"])
         plumbing.unlock(args.json)
     return f"\n{time.time() - START:.0f} s in all; every number is in {args.json}"
 

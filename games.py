@@ -612,7 +612,10 @@ def play_in_terminal(state, agent, human_first=True):
             continue
         legal = {state.move_name(m): m for m in state.legal_moves()}
         folded = {name.lower(): m for name, m in legal.items()}
-        text = input(f"your move ({' '.join(legal)}): ").strip()
+        try:
+            text = input(f"your move ({' '.join(legal)}): ").strip()
+        except EOFError:  # Ctrl-D, or the end of a script's moves
+            return print("\nbye")
         reply = legal.get(text, folded.get(text.lower()) if len(folded) == len(legal) else None)  # "B1", or "b1"
         state.play(reply) if reply is not None else print(f"not a legal move: {text!r}")
     human = state.result() if human_first else 1 - state.result()

@@ -423,8 +423,7 @@ def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict
 
 
 def main():  # the flags, made from SETTINGS; then train, or --play
-    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_gumbel.pt",
-                        for_play={"simulations", "considered", "checkpoint", "first"})
+    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_gumbel.pt")
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}_gumbel.pt"
     if args.play:

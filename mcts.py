@@ -130,7 +130,7 @@ if __name__ == "__main__":
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
     parser.add_argument("--simulations", type=plumbing.number(1, 10**7), default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="random seed of the search (default 0)")
+    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="the search's seed (default 0)")
     parser.add_argument("--c", type=plumbing.number(0, 100, float), default=None,
                         help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
     parser.add_argument("--flat", type=plumbing.number(1, 10**6),

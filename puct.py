@@ -136,8 +136,8 @@ if __name__ == "__main__":
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--simulations", type=plumbing.number(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
-    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="seed of the stand-in's rollouts (default 0)")
-    parser.add_argument("--seeds", type=plumbing.number(1, 1000), default=1, help="run seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="the rollouts' seed (default 0)")
+    parser.add_argument("--seeds", type=plumbing.number(1, 1000), default=1, help="seeds SEED .. SEED+SEEDS-1 (default 1)")
     parser.add_argument("--c-puct", type=plumbing.number(0, 100, float), default=1.5,
                         help="PUCT exploration constant, 0 to 100 (default 1.5)")
     parser.add_argument("--weight", type=plumbing.number(0, 1, float), default=0.5,
