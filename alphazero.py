@@ -288,7 +288,7 @@ def settings(game, **overrides):
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
     `window` iterations, repeat; return the trained Net. run: a Run (worker processes, the checkpoint, resume; by
-    default this process alone, nothing saved); on_iteration(it, net) is told after each iteration (and at 0)."""
+    default this process alone, nothing saved); on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)

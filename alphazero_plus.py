@@ -511,7 +511,7 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the network (--pipeline: one step older), train it on the
     replay window (see window_size, average_positions), repeat; return the trained Net. run: a Run (worker processes,
     the checkpoint, resume; by default this process alone, nothing saved); on_iteration(it, net) is told after each
-    iteration (and at 0)."""
+    iteration (and at 0, fresh)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -564,8 +564,7 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
 
 
 def play_shares(run, Game, net, cfg, seed):
-    """self_play's games of an iteration begun in the run's workers, as two shares (see alphazero.py's train): share k
-    with a random stream of its own, seeded (*seed, k), seed being (the run's seed, the iteration). Their Futures."""
+    """An iteration's games begun in the workers as two shares, share k seeded (*seed, k): their Futures."""
     shares = [cfg["games"] - cfg["games"] // 2, cfg["games"] // 2][:cfg["games"]]
     return [run.submit(self_play, Game, net, n, cfg, np.random.default_rng((*seed, k))) for k, n in enumerate(shares)]
 
@@ -608,7 +607,7 @@ def save(net, path, game, optimizer=None, cfg=None, kept=None):
     write_atomic(path, buffer.getvalue())
 
 
-def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict; a ValueError in words
+def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict (see plumbing.read_checkpoint)
     ckpt = read_checkpoint(path, game, GAMES)
     if not as_net:
         return ckpt
@@ -618,12 +617,12 @@ def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict
     return net
 
 
-def main():  # the flags, made from SETTINGS; then train, or --play (searching as the checkpoint's training did)
+def main():  # the flags, made from SETTINGS; then train, or --play (c_puct, reuse_tree, solver: the checkpoint's)
     args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt")
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}_plus.pt"
     if args.play:
-        cfg.update({k: v for k, v in (load(path, args.game, as_net=False)["settings"] or {}).items()
+        cfg.update({k: v for k, v in (load(path, args.game, as_net=False).get("settings") or {}).items()
                     if k in ("c_puct", "reuse_tree", "solver") and getattr(args, k) is None})
         play(GAMES[args.game], NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent",
              cfg["c_puct"], cfg["reuse_tree"], cfg["solver"])

@@ -43,8 +43,7 @@ class Check:
 
 
 def table(title, header, rows):
-    """Print one table: a title, a header line, then rows of cells (floats to 3 places; nan, a fraction of nothing,
-    as "-")."""
+    """Print one table: a title, a header line, then rows of cells (floats to 3 places; nan, a fraction of none: -)."""
     first, *rest = title.split("\n")
     print(f"\n=== {first} ===" + "".join("\n" + line for line in rest))
     rows = [[("-" if math.isnan(x) else f"{x:.3f}") if isinstance(x, float) else x for x in cells] for cells in rows]
@@ -413,8 +412,8 @@ class OptimalMoves:
         return sum(counts) / self.size
 
 
-PIECES = 4  # a job's pieces: a fixed number, whatever the workers, since a piece's games share their batches and a
-# row's network output differs in its last bits with the batch's size: the numbers are the same with any --workers
+PIECES = 4  # a job's pieces, whatever the workers (a piece's games share their batches, whose sizes change the last
+# bits of a row's network output): the numbers are the same with any --workers
 
 
 def chunks(n, k):
@@ -423,9 +422,8 @@ def chunks(n, k):
 
 
 class Measures:
-    """The arena's job runner. Jobs ({key: a job}) may be added at any time: each is cut into pieces that begin at
-    once in the worker processes, beside whatever this process does meanwhile (a training, another part). results()
-    waits for them all and adds each job's pieces up: {key: the job's total}."""
+    """The arena's job runner: jobs ({key: a job}) added at any time are cut into pieces that begin at once in the
+    workers, beside what this process does; results() waits for them and adds them up: {key: the job's total}."""
 
     def __init__(self):
         self.jobs, self.pieces = {}, []
@@ -457,13 +455,12 @@ def mean(scores):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The workers: one pool for the part at hand (its matches, its measures) and one at a lower priority (os.nice) for
-# the work a part begins ahead of its turn (Part 3a's trainings, begun before the first part), which takes the cores
-# the part at hand leaves idle. A training's self-play has the pool of its Run. Part 2's matches begin as its
-# training keeps each network (see part_2_training), and Part 3b's as it keeps the final one.
+# The workers, by priority (os.nice): a training's self-play (its Run's, 0) first, then the matches of the part at
+# hand (10), then the work begun ahead of its part (19: Part 3a's trainings), each taking the cores the ones before
+# leave idle. Part 2's matches begin as its training keeps each network, and Part 3b's as it keeps the final one.
 
 START = time.time()
-PLAN = {"parts": [], "current": 0, "since": START, "quick": False, "expected": {}}  # the run's parts, the current one
+PLAN = {"parts": [], "quick": False}  # the run's parts
 POOLS = {"now": plumbing.Run(), "ahead": plumbing.Run()}  # the workers (main starts them; these: this process)
 AHEAD = {}  # work a part begins before its turn (main's `ahead`, part_3b_matches), by part and arguments
 PART_2 = {}  # part_2_training's results, by (quick, seed, workers)
@@ -491,11 +488,8 @@ def part_2_trained(args):
 
 def part_2_training(args, also=None):
     """Part 2's Connect Four training, once a run: (its settings, its snapshots {iteration: numpy network}, the
-    seconds spent in self-play and training, the cumulative seconds at each snapshot, the seconds it took). Part 2
-    measures the snapshots; Part 3b, and further.py's questions, take them from here (trained first if need be).
-    also(it, net) is told each snapshot as the training keeps it (or at once, if the run has trained it): the
-    measures it adds (Measures.add) run beside the rest of the training. Part 3b's matches begin as the final one is
-    kept, if the run has Part 3b: beside Part 2's final measures."""
+    seconds spent, the cumulative seconds at each snapshot, the seconds it took). also(it, net) is told each snapshot
+    as the training keeps it (or at once, if the run has trained it); Part 3b's matches begin with the final one."""
     key = args.quick, args.seed, args.workers
     if key in PART_2:
         for it, net in PART_2[key][1].items():
@@ -516,10 +510,8 @@ def part_2_training(args, also=None):
 
 
 def part_3a_trainings(args):
-    """Part 3a's six trainings, begun once, each in one worker process (with 2 simulations self-play is cheap and
-    the Adam steps are most of the time): main begins them before the first part, so that they fill the cores the
-    earlier parts leave idle (Parts 1 and 2's Adam steps: they pause for the self-play). Their batch (collect
-    gives (networks, seconds spent) for each run)."""
+    """Part 3a's six trainings, begun once, each in one worker of the lower priority: main begins them before the
+    first part, so that they fill the cores the earlier parts leave idle. Their Futures: (networks, seconds spent)."""
     key = "3a", args.quick, args.seed, args.workers
     if key not in AHEAD:
         runs, cfgs = part_3a_runs(args.quick, args.seed)
@@ -544,12 +536,9 @@ def part_3b_matches(args, final):
 # The lab's parts: networks trained and measured, a table each
 
 def snapshots_of(game, cfg, seed, workers, keep, trainer=alphazero, save_last=None, on_kept=None):
-    """Train `game` with `trainer` (a module: alphazero, or further.py's alphazero_plus) and keep numpy copies of the
-    network at the iterations in `keep`; also the seconds spent ({"self-play": s, "training": s}), in all and (clock)
-    up to each kept iteration.
-    save_last: a path where the last network is saved without Adam's state (alphazero_plus's save keeps the
-    settings too; alphazero's, the weights alone). on_kept(it, net) is told each copy as it is kept: its measures
-    (Measures.add) then run beside the rest of the training."""
+    """Train `game` with `trainer` (a module) and keep numpy copies of the network at the iterations in `keep`; the
+    seconds spent, in all and (clock) up to each kept one. save_last: a path for the last network (without Adam's
+    state); on_kept(it, net) is told each copy as it is kept, so that its measures run beside the training."""
     nets, clock, run = {}, {}, trainer.Run(workers, log=lambda line: print("  " + line, flush=True))
 
     def keep_snapshot(it, net):
@@ -914,64 +903,6 @@ def plot_part_3b(r):
 PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_3a, "3b": plot_part_3b}
 
 
-def plot_runs(paths):
-    """One figure for training runs' CSV files (train writes one beside each checkpoint): the losses and the
-    seconds of each iteration, a line per run."""
-    plt = pyplot()
-    fig, (losses, seconds) = plt.subplots(1, 2, figsize=(11, 4.6), gridspec_kw=dict(wspace=0.3))
-    for k, path in enumerate(paths):
-        rows = read_run(path)
-        its = [row["iteration"] for row in rows]
-        style = dict(color=f"C{k}", **({"marker": "o"} if len(rows) == 1 else {}))  # one row: a point, not a line
-        losses.plot(its, [row["value_loss"] for row in rows], "--", label=run_label(path), **style)
-        losses.plot(its, [row["policy_loss"] for row in rows], "-", **style)
-        seconds.plot(its, [row["self_play_s"] for row in rows], "-", **style)
-        seconds.plot(its, [row["training_s"] for row in rows], ":", **style)
-    losses.set(xlabel="iteration", ylabel="loss per Adam step: value - -, policy ---")
-    seconds.set(xlabel="iteration", ylabel="seconds: self-play ---, training ...")
-    for ax in (losses, seconds):  # iterations are whole numbers
-        ax.xaxis.get_major_locator().set_params(integer=True)
-    fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.02), fontsize="small")  # below, clear of the axes' labels
-    fig.suptitle("Training runs: " + ", ".join(os.path.basename(p) for p in paths))
-    return fig
-
-
-def run_label(path):
-    """A run's name in the figure: its CSV's file name, and the algorithm and settings its checkpoint beside it
-    records (connect4.pt beside connect4.csv), where there is one."""
-    try:
-        ckpt = alphazero.load(os.path.splitext(path)[0] + ".pt", as_net=False)
-        cfg = ckpt.get("settings") or {}
-        return (f"{os.path.basename(path)} ({ckpt.get('algorithm', 'alphazero')}.py, {ckpt['game']}, "
-                f"{cfg.get('games', '?')} games x {cfg.get('simulations', '?')} simulations, hidden {ckpt['hidden']})")
-    except ValueError:  # no checkpoint beside it, or not one of these scripts'
-        return os.path.basename(path)
-
-
-def read_run(path):
-    """A training run's CSV: a dict of numbers per iteration; ValueError in one line for a file of another shape."""
-    import csv
-    if os.path.exists(path) and not os.path.isfile(path):  # a FIFO would block: never opened
-        raise ValueError(f"cannot read {path}: it is not a regular file")
-    try:
-        with open(path) as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise ValueError(f"cannot read {path}: {'no such file' if isinstance(e, FileNotFoundError) else e.strerror}"
-                         ) from None
-    except (UnicodeDecodeError, csv.Error):
-        raise ValueError(f"{path} is not a training run's CSV: not a text table") from None
-    if not rows:
-        raise ValueError(f"{path} is not a training run's CSV: no rows")
-    lacking = [k for k in ("iteration", "value_loss", "policy_loss", "self_play_s", "training_s") if k not in rows[0]]
-    if lacking:
-        raise ValueError(f"{path} is not a training run's CSV: no column {', '.join(lacking)}")
-    try:
-        return [{k: float(v) for k, v in row.items()} for row in rows]
-    except (TypeError, ValueError):
-        raise ValueError(f"{path} is not a training run's CSV: a value that is not a number") from None
-
-
 def save_figures(figures, folder):
     """Write each figure to folder/NAME.png (plumbing.write_atomic) and close it; return the paths."""
     plt, paths = pyplot(), []
@@ -986,12 +917,8 @@ def save_figures(figures, folder):
 # ----------------------------------------------------------------------------------------------------------------
 # Progress, verdicts, the summary, and the command line (further.py's too)
 
-def progress(text):
-    """A line with the elapsed time and an estimate of what is left (from the parts' usual times)."""
-    now, parts, i, k, expected = time.time(), PLAN["parts"], PLAN["current"], int(PLAN["quick"]), PLAN["expected"]
-    left = max(0, expected[parts[i]][k] - (now - PLAN["since"])) + sum(expected[p][k] for p in parts[i + 1:]) \
-        if parts else None  # (a checkpoint's measures: their own lines say what is left)
-    print(f"\n[{now - START:4.0f} s elapsed" + (f", about {left:.0f} s left] " if parts else "] ") + text, flush=True)
+def progress(text):  # a line with the seconds since the run began
+    print(f"\n[{time.time() - START:4.0f} s] {text}", flush=True)
 
 
 FRACTION_TOLERANCE = 0.05  # optimal-move fractions: about the spread between the lab's own seeds in Part 3a
@@ -1044,16 +971,9 @@ def noise_rules():
         print("  (--quick: every part at a small size, so these verdicts say little)")
 
 
-PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog, (10, 1)),  # seconds: (full, --quick), the
-         "1": ("AlphaZero on tic-tac-toe", part_1, (27, 3)),                  # full ones from the summary of the
-         "2": ("AlphaZero on Connect Four", part_2, (136, 3)),                # README's run; they drive the estimate
-         "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a, (1, 5)),  # of the time left (3a's trainings
-         "3b": ("Gumbel v PUCT with the same network", part_3b, (4, 1))}        # run beside the earlier parts there:
-#                                                                                 alone, 3a takes longer)
-NEEDS = {"3b": ("2", (111, 2))}  # a part that trains another's network when run without it: that part, and the
-#                                  seconds of its training, added to the estimate of the time left
-
-
+PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog), "1": ("AlphaZero on tic-tac-toe", part_1),
+         "2": ("AlphaZero on Connect Four", part_2), "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a),
+         "3b": ("Gumbel v PUCT with the same network", part_3b)}
 WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
 
 
@@ -1072,21 +992,8 @@ def write_json(path, results):
     plumbing.write_atomic(path, json.dumps({**whose, **plain(results)}, indent=1))
 
 
-def writable(path):
-    """Refuse, before any work, a path that cannot be written: empty, a folder, or where no file can be created."""
-    if not path or os.path.isdir(path):
-        raise ValueError(f"cannot write {path!r}: {'a folder' if path else 'an empty path'}")
-    try:
-        with open(f"{path}.{os.getpid()}.tmp", "w"):
-            pass
-        os.remove(f"{path}.{os.getpid()}.tmp")
-    except OSError as e:
-        raise ValueError(f"cannot write {path}: {e.strerror}") from None
-
-
 def load_any(path):
-    """A checkpoint of any of the trainers, as a NumpyNet, with its game, the name of the algorithm that trained it
-    and the options its search takes from the settings the checkpoint records (see search_options)."""
+    """A checkpoint of any trainer's: a NumpyNet, its game, its algorithm and its search's options (search_options)."""
     ckpt = alphazero.load(path, as_net=False)
     algorithm = ckpt.get("algorithm", "alphazero")
     module = ALGORITHMS.get(algorithm, alphazero)
@@ -1094,8 +1001,7 @@ def load_any(path):
 
 
 def search_options(cfg):
-    """How a network trained with the settings cfg searches: the one rule of evaluate.py's and further.py's
-    --checkpoint reports. The algorithm's search, with alphazero_plus's solver if the training had it."""
+    """How a network trained with the settings cfg searches: its algorithm's search, with the solver if it had it."""
     return {"solver": cfg["solver"]} if cfg.get("solver") else {}
 
 
@@ -1121,13 +1027,10 @@ def measure_checkpoint(args):
     return ours
 
 
-def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, needs=None, ahead=None):
-    """The command line of evaluate.py and of further.py: run the chosen parts ({name: (title, function, usual
-    seconds, full and --quick)}) or measure one checkpoint, print a summary, write every number to JSON (by default
-    json_path) once every part is done, and, with --plots, draw each part's figures (plots: {name: function of its
-    results}). check(args) refuses bad arguments with ValueError, before any work. ahead: {part: a function of args
-    that begins some of its work, once (called again, as the part runs, it gives what it began)}, called for the
-    chosen parts before the first runs, so that the lower-priority workers do it whenever the cores are idle."""
+def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, check=None, ahead=None):
+    """evaluate.py's and further.py's command line: the chosen parts ({name: (title, function)}) or a checkpoint's
+    measures, a summary, every number in JSON once all is done, --plots' figures (plots: {name: function of results});
+    check(args) refuses bad arguments first; ahead: {part: what begins some of its work}, called before the first."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--part", choices=list(parts) + ["all"], help="which part (default all)")
@@ -1138,8 +1041,6 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")
     parser.add_argument("--plots", metavar="DIR", help="draw every table as a figure, a PNG each, into DIR")
-    parser.add_argument("--plot-run", nargs="+", metavar="CSV", help="draw training runs' curves from the CSV files "
-                        "training writes beside its checkpoints (connect4.csv beside connect4.pt), then stop")
     if add_arguments:
         add_arguments(parser)
     args = parser.parse_args()
@@ -1147,27 +1048,15 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
         parser.error("--part is for the parts; --checkpoint measures one network as Part 1 or Part 2 does")
     if args.checkpoint is not None and args.plots is not None and "checkpoint" not in plots:
         parser.error(f"--plots draws the parts' tables; {parser.prog} draws no figure of a --checkpoint")
-    idle = sorted({a.split("=")[0] for a in sys.argv[1:] if a.startswith("--")} - {"--plot-run", "--plots"})
-    if args.plot_run and idle:  # the flags that would do nothing
-        parser.error(f"--plot-run draws runs already trained, from their CSVs alone: {', '.join(idle)} would do nothing")
     try:
-        if args.plots is not None or args.plot_run:
+        if args.plots is not None:
             pyplot()
-            folder = "." if args.plots is None else args.plots
-            if not folder or os.path.isfile(folder):
-                raise ValueError(f"--plots needs a folder, not {'an empty path' if not folder else 'the file ' + folder}")
             try:
-                os.makedirs(folder, exist_ok=True)
+                os.makedirs(args.plots, exist_ok=True)
             except OSError as e:
-                raise ValueError(f"cannot make the folder {folder}: {e.strerror}") from None
-            writable(os.path.join(folder, "figure.png"))
-        if args.plot_run:
-            name = "runs_" + "_".join(os.path.splitext(os.path.basename(p))[0] for p in args.plot_run) + ".png"
-            save_figures({os.path.splitext(name)[0]: plot_runs(args.plot_run)}, folder)
-            return f"the curves of {len(args.plot_run)} run(s): {os.path.join(folder, name)}"
-        if os.path.exists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
-            raise ValueError(f"{args.json} is not a regular file: choose another --json")
-        writable(args.json)
+                raise ValueError(f"cannot make the folder {args.plots!r}: {e.strerror}") from None
+        if not args.json or os.path.lexists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
+            raise ValueError(f"{args.json!r} is not a regular file: choose another --json")
         with open(args.json, "rb") if os.path.isfile(args.json) else io.BytesIO() as f:  # only its own JSON is
             held = f.read(200)                                                                 # replaced
         if held and f'"{WRITTEN_BY}": "{os.path.basename(sys.argv[0])}"'.encode() not in held:
@@ -1177,30 +1066,26 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
             alphazero.load(args.checkpoint, as_net=False)
         if check:
             check(args)
-        plumbing.lock(args.json, "--json")  # a second run onto it is refused
+        plumbing.lock(args.json, "--json")  # a second run onto it is refused, and so is a folder it cannot write
     except ValueError as e:
         parser.error(str(e))
     results, seconds = {}, {}
     chosen = list(parts) if args.part in (None, "all") else [args.part]
-    expected = {name: usual for name, (_, _, usual) in parts.items()}
-    for name, (other, extra) in (needs or {}).items():  # run without the part it needs: its training counts too
-        if name in chosen and other not in chosen:
-            expected[name] = tuple(a + b for a, b in zip(expected[name], extra))
-    PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick, expected=expected)
-    POOLS.update(now=plumbing.Run(args.workers), ahead=plumbing.Run(args.workers, nice=19))  # (computing as a
+    PLAN.update(parts=[] if args.checkpoint else chosen, quick=args.quick)
+    POOLS.update(now=plumbing.Run(args.workers, nice=10), ahead=plumbing.Run(args.workers, nice=19))  # (see above)
     try:
-        with POOLS["now"], POOLS["ahead"]:  # training does, see plumbing.start_process; the work ahead a lower priority)
+        with POOLS["now"], POOLS["ahead"]:  # (this process and the workers compute as a training does: start_process)
             if args.checkpoint:
                 results["checkpoint"] = measure(args)
             for part in PLAN["parts"]:
                 if part in (ahead or {}):
                     ahead[part](args)
-            for i, part in enumerate(PLAN["parts"]):
-                PLAN.update(current=i, since=time.time())
+            for part in PLAN["parts"]:
+                since = time.time()
                 results[part] = parts[part][1](args)
-                seconds[part] = results[part]["seconds"] = round(time.time() - PLAN["since"], 1)
+                seconds[part] = results[part]["seconds"] = round(time.time() - since, 1)
             if PLAN["parts"]:
-                summary(results, seconds, {name: title for name, (title, _, _) in parts.items()})
+                summary(results, seconds, {name: title for name, (title, _) in parts.items()})
                 if after:
                     after()
             write_json(args.json, results)
@@ -1215,4 +1100,4 @@ def main(parts, doc, measure, json_path, plots, after=None, add_arguments=None, 
 
 if __name__ == "__main__":
     plumbing.run_main(lambda: main(PARTS, __doc__, measure_checkpoint, "evaluate.json", PLOTS, after=noise_rules,
-                                   needs=NEEDS, ahead={"3a": part_3a_trainings}))
+                                   ahead={"3a": part_3a_trainings}))

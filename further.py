@@ -450,9 +450,8 @@ def answer(args, text):
 
 
 def part_2_results(args, also):
-    """Part 2's snapshots and their scores, which the Connect Four questions start from. Part 2 runs here, its
-    training and its matches, printing its tables: the same seed trains the same networks. also(it, net) is told
-    each network as the training keeps it (see evaluate.part_2_training)."""
+    """Part 2's snapshots and their scores, which the Connect Four questions start from (Part 2 runs here: the same
+    seed trains the same networks). also(it, net) is told each network as the training keeps it."""
     evaluate.progress("further: Part 2 first (the same seed: the same networks)")
     scores = evaluate.part_2(args, also)["ours"]
     cfg, nets, _, clock, _ = evaluate.part_2_training(args)
@@ -995,33 +994,11 @@ def recipe_path(args):
     return os.path.splitext(args.json)[0] + ("_recipe_quick.pt" if args.quick else "_recipe.pt")
 
 
-def add_arguments(parser):
-    parser.add_argument("--c4-positions", default=C4_POSITIONS,
-                        help="Connect Four positions valued by a public solver, to check ours (default data/c4_positions.txt)")
-
-
-def check(args):
-    """Before any work: the positions file is readable and of the right shape, and where --part recipe saves its
-    network holds nothing, or a network the recipe saved before (no training's checkpoint: it keeps Adam's state)."""
-    read_positions(args.c4_positions)
-    path = recipe_path(args)
-    if args.part in (None, "all", "recipe") and not args.checkpoint and os.path.exists(path):
-        try:
-            ckpt = alphazero_plus.load(path, as_net=False)
-            if "optimizer" in ckpt or ckpt.get("algorithm") != "alphazero_plus":
-                raise ValueError(f"{path} holds a training of {ckpt.get('algorithm')}.py")
-        except ValueError as e:
-            raise ValueError(f"{e}; --part recipe saves its network there: choose another --json (it goes beside it)")
-
-
-PARTS = {"questions": ("the five going-further questions", part_questions, (1590, 30)),  # seconds: (full, --quick)
-         "recipe": ("a strong Connect Four player", part_recipe, (1190, 18))}  # on the README's machine:
-# the recipe part took 1,225 s there when the recipe had 120 iterations, 1,055 s less the lab's Part 2 training (171 s
-# in that run, which `needs` below adds back as 170 s when the questions do not run first); 1,190 s is that scaled to
-# the 135 iterations it has now, an estimate: this recipe was not timed there
+PARTS = {"questions": ("the five going-further questions", part_questions),
+         "recipe": ("a strong Connect Four player", part_recipe)}
 
 if __name__ == "__main__":
     plumbing.run_main(lambda: evaluate.main(PARTS, __doc__, measure_checkpoint, "further.json", PLOTS,
-                                            add_arguments=add_arguments, check=check,
-                                            needs={"recipe": ("questions", (170, 2))}))  # (the recipe's budget needs
-    # Part 2's training)
+                                            add_arguments=lambda parser: parser.add_argument(
+        "--c4-positions", default=C4_POSITIONS, help="Connect Four positions valued by a public solver, to check ours "
+        "(default data/c4_positions.txt)"), check=lambda args: read_positions(args.c4_positions)))

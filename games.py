@@ -101,37 +101,27 @@ def lacks(game, *protocols):
 
 
 def check_network_game(name, game, *optional):
-    """Before any training, in one line (ValueError): the game class has every name the trainers call (NetworkGame,
-    and the optional protocols its settings use), and its start position keeps the contract where a mistake would
-    fail deep inside self-play: legal moves are integers below n_actions, encode() is float32 of encoding_size, and
-    so is encode_many([state]), called on the class as the search calls it."""
+    """Before any training, in one line (ValueError): the game class has every name the trainers call (optional ones
+    too), its encodings fit the network (encode_many called on the class, as the search does), its moves the policy."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
-        mirror = " (--mirror 1 needs the mirror)" if {"mirror_encoding", "mirror_policy"} & set(missing) else ""
-        board = " (--net conv needs the board's shape)" if "board_shape" in missing else ""
-        attributes = [a for a in ("n_actions", "encoding_size", "board_shape") if a in missing]
-        on_class = f" ({', '.join(attributes)}: on the class, not set in __init__)" if attributes else ""
-        raise ValueError(f"the game {name} has no {', '.join(missing)}{on_class}: see the contract in games.py"
-                         f"{mirror}{board}")
-    state = game()
-    x, moves = np.asarray(state.encode()), state.legal_moves()
-    if x.dtype != np.float32 or x.shape != (game.encoding_size,):
-        raise ValueError(f"the game {name}'s encode() gives {x.dtype} of shape {x.shape}, not float32 of shape "
-                         f"({game.encoding_size},) as its encoding_size says")
-    try:  # as the search calls it: on the class, with a list of states
-        batch = np.asarray(game.encode_many([state]))
+        raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py" + (
+            " (--mirror 1 needs the mirror)" if "mirror_policy" in missing else ""))
+    state, moves = game(), game().legal_moves()
+    try:
+        shapes = [("encode()", np.asarray(state.encode()), (game.encoding_size,)),
+                  ("encode_many([state])", np.asarray(game.encode_many([state])), (1, game.encoding_size))]
     except TypeError as e:
         raise ValueError(f"the game {name}'s encode_many fails as the search calls it, {name}.encode_many([state]) "
                          f"({e}): it must be a @staticmethod (or @classmethod)") from None
-    if batch.dtype != np.float32 or batch.shape != (1, game.encoding_size):
-        raise ValueError(f"the game {name}'s encode_many([state]) gives {batch.dtype} of shape {batch.shape}, not "
-                         f"float32 of shape (1, {game.encoding_size})")
+    for what, x, shape in shapes:
+        if x.dtype != np.float32 or x.shape != shape:
+            raise ValueError(f"the game {name}'s {what} gives {x.dtype} of shape {x.shape}, not float32 of shape {shape}")
     if not moves or not all(isinstance(m, (int, np.integer)) and 0 <= m < game.n_actions for m in moves):
         raise ValueError(f"the game {name}'s start position has the moves {moves[:10]}: it needs some, each an integer "
                          f"from 0 to n_actions - 1 = {game.n_actions - 1}")
     if Board in optional and 2 * math.prod(game.board_shape) != game.encoding_size:
-        raise ValueError(f"the game {name}'s board_shape {game.board_shape} gives 2 planes of "
-                         f"{math.prod(game.board_shape)}, not its encoding_size {game.encoding_size}")
+        raise ValueError(f"the game {name}'s board_shape {game.board_shape} is not 2 planes of its encoding_size")
 
 
 # ----------------------------------------------------------------------------------------------------------------

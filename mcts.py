@@ -87,7 +87,6 @@ def flat_monte_carlo(state, rollout, n_per_move, seed=0):
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
 import signal  # noqa: E402
-
 import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 

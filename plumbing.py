@@ -18,7 +18,7 @@ START = "forkserver" if sys.platform.startswith("linux") else "spawn"  # how wor
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closing terminal
 
 
-def start_process():  # how every process computes (README: Speed); returns what puts the caller's ways back
+def start_process():  # how every process computes (README: Speed); returns what puts back the threads and gc's
     import threadpoolctl  # (here: importing it sets KMP_DUPLICATE_LIB_OK in os.environ)
     import torch
     threads, thresholds = torch.get_num_threads(), gc.get_threshold()
@@ -107,7 +107,7 @@ class Run:
         try:
             if n > 1:
                 self.pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
-                self.pool.submit(int).result()  # they start now (forked: while this process has no other thread)
+                self.pool.submit(int).result()  # they start now (forked, all; else the fork server with them)
             signal.pthread_sigmask(signal.SIG_SETMASK, held)  # (a stop that came meanwhile: now)
         except BaseException as e:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
@@ -115,14 +115,14 @@ class Run:
             raise
         return self
 
-    def claim(self, path, csv):  # refuse what is no file, a live run's, what holds a training not to resume or replace
+    def claim(self, path, csv):  # refuse no file, a live run's, and (but to resume or replace) one holding something
         if any(p == csv == path or os.path.lexists(p) and not os.path.isfile(p) for p in (path, csv)):
             raise ValueError(f"{path!r} or its CSV is not a regular file: choose {self.say('out')}")
         lock(path, self.say("out"))
         if os.path.isfile(path) and os.path.getsize(path) and not (self.resume or self.replace):
             unlock(path)
-            raise ValueError(f"{path} holds a training already: add {self.say('resume')} to go on with it, or "
-                             f"{self.say('replace')} to start afresh over it")
+            raise ValueError(f"{path} holds something already: add {self.say('resume')} to go on with its training, "
+                             f"or {self.say('replace')} to start afresh over it")
 
     def submit(self, fn, *args):  # fn(*args) in a worker, a Future; without one, done now on a copy, as a worker would
         if getattr(self, "pool", None):
@@ -170,7 +170,7 @@ class Run:
 
 def run_main(work):
     """A script's work and exit: an early end is one line on stderr, with the notes of what was saved (status 1: an
-    error in words or a worker gone; 128 + a stop's signal; 141: a reader gone); one's own game's ValueError: traced."""
+    error in words or a worker gone; 128 + a stop's signal; 141: a reader gone); a ValueError from elsewhere: traced."""
     def stop(signum, frame):  # SIGTERM and SIGHUP: a KeyboardInterrupt, as Ctrl-C raises, with the exit status
         raise KeyboardInterrupt(128 + signum)
     signal.signal(signal.SIGTERM, stop)
@@ -230,7 +230,7 @@ def command_line(doc, settings, game_settings, games, default):
         parser.add_argument(f"--{key.replace('_', '-')}", **kind, help=f"{s.meaning}" + (
             "" if s.choices else f", {s.low:g} to {s.high:g}") + f" (default {s.default}{own})")
     parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="random seed, 0 to 2^32 - 1 (default 0)")
-    parser.add_argument("--workers", type=number(1, 256), help=f"self-play processes (default {os.cpu_count()})")
+    parser.add_argument("--workers", type=number(1, 256), help=f"worker processes (default {os.cpu_count()})")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
     parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
     parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV")

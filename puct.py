@@ -97,7 +97,6 @@ def rollout_network(rollout, hint=None, weight=0.5, seed=0):
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
 import signal  # noqa: E402
-
 import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 

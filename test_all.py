@@ -1,219 +1,12 @@
 """The whole test suite: python -m pytest -q -n 2 test_all.py, from this folder or any other (the scripts, the README
 and the data are found beside this file).
 
-Truth comes from outside the code under test: known counts, hand-checked positions, geometry, and small runs whose
-outcome is certain. Each file's tests are in its own section, the files in the order they are read (plumbing.py, the
-machinery beneath the trainers, after the algorithms), then the command lines as a user runs them; within a section,
-the formulas worked by hand first, then the behaviour, then the plumbing (checkpoints, files, processes, messages).
-The suite runs on two processes (pytest-xdist's -n 2): the longest tests, which run scripts (see ran), beside the
-rest. No test measures time.
-
-Index: each formula and promise, and its test; test_the_index_names_every_test_in_its_section keeps it true.
-
-games.py: the rules, the contract, the terminal game
-  Tic-tac-toe: cell 3r + c mirrors to 3r + 2 - c; 5,478 positions, 4,520 with a move; wins and draws; names, planes
-    test_tictactoe_mirror_moves_column_c_to_2_minus_c
-    test_tictactoe_has_5478_positions_of_which_4520_have_a_move_to_make, test_tictactoe_wins_and_draws
-    test_tictactoe_names_and_connect_fours_planes_match_boards_drawn_by_hand
-  Connect Four: all 69 lines of four; geometry on random boards; a full column, a drawn board; its fast rollout
-    test_connect4_finds_fours_in_all_69_lines, test_connect4_agrees_with_geometry_on_random_boards
-    test_connect4_full_column_and_drawn_full_board, test_connect4_rollout_plays_the_same_games_as_random_rollout
-  Encodings from the mover's view, mirror twice the identity, a mirrored position built mirrored
-    test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity, test_mirror_matches_a_position_built_mirrored
-  Go: ko, captures, suicide, passes, area scoring with komi, the article's corner; a rollout leaves its state alone
-    test_go_ko_refused_then_allowed_after_a_move_elsewhere
-    test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else
-    test_go_no_ko_when_the_capturing_stone_joins_a_group_left_with_one_liberty, test_go_single_and_group_capture
-    test_go_suicide_is_refused_but_a_capture_is_not, test_go_ends_at_two_passes_in_a_row_not_at_any_two
-    test_go_two_passes_end_the_game_and_eyes_are_not_filled, test_go_area_score_at_a_tie_goes_to_white_by_komi
-    test_go_scoring_of_the_article_position_alive_and_dead, test_go_rollout_does_not_change_the_state
-  Chess: the trap's 26 moves, Qxd7 Re1 mate      test_chess_trap_has_26_moves_and_qxd7_re1_is_mate
-  The contract: each game follows it; a game that breaks it is named before any self-play
-    test_every_game_follows_the_contract_it_is_used_under
-    test_a_game_that_breaks_the_contract_is_named_before_any_self_play
-  The terminal game: a typed move's name; the table of what the search saw, proven and kept
-    test_a_typed_move_matches_its_name_exactly_or_whatever_the_case_if_unambiguous
-    test_the_terminal_table_says_what_is_proven_and_what_was_kept
-
-mcts.py: UCT and flat Monte Carlo
-  UCT's score W / N + c sqrt(ln N_parent / N), by name, then as the search uses it
-    test_uct_score_by_hand, test_uct_score_picks_by_hand
-  Flat Monte Carlo scores for the player to move; it falls for the chess trap, UCT does not; UCT finds B1 in the corner
-    test_flat_monte_carlo_scores_for_the_player_to_move_either_side
-    test_flat_monte_carlo_falls_for_the_trap_and_uct_does_not
-    test_uct_visits_sum_to_the_simulations_and_it_takes_a_win_in_one
-    test_uct_on_the_go_corner_finds_b1_within_500_simulations
-
-puct.py: PUCT with a stand-in network
-  PUCT's score Q + c_puct P sqrt(N_parent) / (1 + N), Q = 0 unvisited, on [0, 1]: by name, then in the search
-    test_puct_score_by_hand, test_puct_score_picks_by_hand
-  The stand-in's priors, the visits and labels, B1's lead with priors leaning on it
-    test_stand_in_network_priors_sum_to_one, test_puct_visits_and_labels, test_puct_with_priors_leaning_on_b1
-
-alphazero.py: the search, the network, self-play, training, the README's Nim and loop, checkpoints, --play
-  PUCT's score on [-1, 1], Q = 0 unvisited: by name, then in the search
-    test_alphazero_puct_score_by_hand, test_alphazero_puct_score_picks_by_hand
-  Dirichlet noise P = (1 - w) p + w eta, eta ~ Dir(alpha)      test_dirichlet_noise_mixes_its_weight_and_alpha
-  The losses (z - v)^2 and -pi . log p; Adam with L2 weight decay, step by step
-    test_the_losses_of_a_batch_by_hand, test_fit_takes_adam_steps_with_l2_weight_decay_worked_by_hand
-  The search: values flip sign each ply; ties go to the prior; legal priors; the cache; the visits; a move; reuse
-    test_values_flip_sign_at_each_ply, test_ties_in_the_visit_counts_go_to_the_higher_prior
-    test_network_masks_illegal_moves_and_priors_sum_to_one, test_cached_network_outputs_change_no_search
-    test_visit_counts_sum_to_the_simulations, test_choose_move_raw_policy_and_search
-    test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise
-    test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector
-  Self-play: the kept subtree, the temperature, the value target; the network takes its sizes alone
-    test_self_play_keeps_the_subtree_of_the_move_actually_played
-    test_temperature_samples_the_first_moves_by_visit_counts
-    test_the_value_target_is_the_outcome_for_the_player_to_move, test_the_network_takes_its_sizes_and_names_no_game
-  Training: mirrored pairs, the replay window, Adam's settings, --mirror 1, a few iterations beat the untrained policy
-    test_mirrored_boards_are_paired_with_mirrored_policies
-    test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position
-    test_train_hands_fit_an_adam_with_the_settings_lr_and_weight_decay
-    test_mirror_1_trains_tictactoe_and_is_refused_for_a_game_without_a_mirror
-    test_a_few_iterations_of_training_beat_the_untrained_policy
-  The README: its Nim learns; the pieces a reader copies need only numpy, torch and the standard library; its loop
-    test_the_readmes_own_game_runs_uct_and_alphazero_learns_it
-    test_the_pieces_a_reader_copies_need_only_numpy_torch_and_the_standard_library_and_learn_nim
-    test_the_readmes_loop_without_the_machinery_prints_a_line_an_iteration_and_learns
-    test_the_readmes_loop_is_trains_body_and_gives_its_numbers_in_one_process
-  Checkpoints: a round trip, bad files, another game's, the README's lines
-    test_checkpoint_round_trip_and_bad_files, test_loading_a_checkpoint_of_a_game_not_registered_says_which
-    test_every_trainers_load_refuses_another_games_checkpoint_naming_both
-    test_the_readme_lines_get_a_move_from_a_checkpoint
-  --play: the kept visits, the table, a scripted game
-    test_play_with_reuse_tree_starts_each_search_from_the_kept_visits
-    test_play_shows_a_dash_for_the_value_of_an_unvisited_move, test_play_shows_every_legal_move
-    test_the_terminal_table_counts_the_visits_kept_before_the_search_adds_to_them
-    test_scripted_play_games_end_as_worked_out
-
-gumbel.py: Gumbel search with sequential halving
-  Sequential halving's schedule; completed Q and sigma; the mixed value; below the root, argmax pi' - N / (1 + sum N)
-    test_sequential_halving_schedule_worked_by_hand, test_completed_q_and_sigma_by_hand
-    test_gumbels_mixed_value_takes_the_roots_network_value_for_the_player_to_move
-    test_gumbel_interior_selection_by_hand
-  The top m of g + logits considered and played; min(m, legal moves); two simulations; targets; underflow; no noise
-    test_gumbel_considers_the_top_m_of_g_plus_logits_and_plays_by_them
-    test_gumbel_considers_min_m_legal_moves_and_plays_the_best_of_the_most_visited
-    test_with_two_simulations_the_top_two_of_g_plus_logits_are_simulated
-    test_gumbel_targets_sum_to_one_and_are_zero_on_illegal_moves
-    test_gumbel_search_takes_a_prior_that_underflowed_to_zero, test_gumbel_search_without_noise_is_deterministic
-
-alphazero_plus.py: the going-further changes and the strong player
-  PUCT's score with q() exact once proven      test_alphazero_plus_puct_score_takes_a_proven_value_by_hand
-  The step size falls geometrically; the lr cycle; the growing window max(start, ceil(it / 2))
-    test_the_step_size_falls_geometrically_to_lr_final
-    test_the_lr_cycle_rises_and_falls_around_the_step_size_and_only_when_asked
-    test_a_growing_window_holds_max_of_its_start_and_half_the_iterations
-  Targets: (1 - q_weight) z + q_weight q; the improved policy softmax(log P + sigma); position averaging
-    test_q_weight_mixes_the_outcome_with_the_searchs_value, test_the_improved_target_by_hand_and_at_its_edges
-    test_position_averaging_makes_one_example_of_each_position_with_its_mean_targets
-    test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were
-  The solver: proven by the children's exact values; never a proven loss; wins, losses and draws proven at each level
-    test_a_node_is_proven_by_its_childrens_exact_values
-    test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited
-    test_mcts_solver_plays_a_win_in_one_at_once_though_the_prior_shuns_it
-    test_mcts_solver_avoids_a_loss_in_two_that_only_one_move_escapes
-    test_solver_2_proves_at_the_expansion_what_solver_1_needs_simulations_for, test_the_drawn_positions_are_as_drawn
-    test_each_solver_level_at_the_expansion_of_a_position_heading_to_a_draw
-    test_a_child_proven_a_draw_leaves_its_parent_open_until_every_child_is_proven
-    test_the_solver_proves_a_forced_draw_as_a_draw_and_solver_0_proves_nothing
-    test_a_proven_roots_value_target_is_its_exact_value
-  Self-play's changes: random openings, the playout cap, random moves
-    test_random_openings_start_games_from_every_first_move
-    test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_every_depth
-    test_playout_cap_keeps_that_fraction_of_moves_as_examples_searched_in_full
-    test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_examples_kept
-    test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_legal
-    test_a_playout_cap_that_keeps_no_position_trains_on
-    test_random_moves_play_that_fraction_of_moves_uniformly_and_keep_every_position
-  The pipeline one network older; the conv network; old checkpoints; settings refused together
-    test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older, test_conv_numpy_forward_equals_torch
-    test_a_conv_network_trains_saves_loads_and_plays, test_a_checkpoint_from_before_net_types_loads_as_mlp
-    test_settings_that_cannot_be_right_together_are_refused
-
-plumbing.py: the machinery, each guarantee tested by causing its fault
-  The same weights with 1, 2 or 3 workers, and a job's numbers; a stream a share; the settings refused in one line
-    test_the_weights_are_the_same_bit_for_bit_with_1_2_or_3_workers
-    test_a_jobs_numbers_are_the_same_with_1_or_3_workers, test_each_share_and_each_iteration_plays_its_own_games
-    test_an_unknown_setting_is_refused_in_one_line_that_names_it
-    test_train_refuses_a_setting_outside_its_range_before_any_work
-    test_training_names_every_setting_a_game_lacks_before_any_self_play
-  From Python: stopped and resumed as never stopped; a loss that is no number; the caller's settings put back; a
-  thread busy in numpy and torch beside the workers
-    test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped
-    test_a_loss_that_turns_nan_or_infinite_stops_the_training_with_the_last_finite_network
-    test_train_from_python_computes_as_the_scripts_and_puts_the_callers_settings_back
-    test_beside_a_thread_busy_in_numpy_and_torch_train_with_two_workers_ends_and_the_thread_goes_on
-  From the shell: a stop at any moment, kill -9, a full disk or a folder gone, outputs refused, bad flags and
-  checkpoints, a pipe closed early, a report's last JSON
-    test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never_stopped
-    test_kill_9_of_a_worker_is_one_line_with_the_checkpoint_intact_and_of_the_main_process_leaves_no_worker
-    test_a_full_disk_or_a_folder_made_read_only_or_removed_is_one_line_and_resume_mends_the_csv
-    test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_before_any_work
-    test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out
-    test_a_pipe_closed_early_ends_without_a_traceback
-    test_a_reports_last_complete_json_survives_a_rerun_that_is_stopped
-
-evaluate.py: opponents, the perfect player, matches, the documents' tables and figures
-  Within the noise: two standard errors of a difference
-    test_within_the_noise_is_two_standard_errors_of_a_difference_worked_by_hand
-  Jobs, the perfect player against a minimax written apart, matches and openings, the tactical player's rules
-    test_every_game_and_position_of_a_job_is_played_the_last_slice_too
-    test_optimal_moves_agree_with_a_minimax_written_apart
-    test_perfect_player_never_loses_to_random_and_draws_with_itself
-    test_a_match_plays_each_opening_once_with_each_colour, test_the_tactical_player_wins_at_once_before_it_blocks
-    test_the_tactical_player_avoids_a_move_that_lets_the_opponent_win_on_a_board_heading_to_a_draw
-  Draws count one half everywhere; a dash for a fraction of nothing
-    test_the_drawn_starts_are_draws_whatever_is_played
-    test_a_match_of_draws_scores_one_half_a_game_and_the_rows_count_no_loss
-    test_evaluate_checkpoint_reports_draws_as_one_half, test_part_2_and_part_3b_tables_report_draws_as_one_half
-    test_a_fraction_of_nothing_is_shown_as_a_dash
-  A checkpoint's solver; the figures hold the tables' numbers; --checkpoint; --quick, every part alone the same
-    test_search_options_and_load_any_give_the_solver_a_checkpoint_records
-    test_evaluate_checkpoint_searches_with_the_solver_its_settings_record
-    test_the_lab_part_1_figure_holds_the_tables_numbers, test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers
-    test_the_article_figures_hold_the_searches_numbers
-    test_evaluate_checkpoint_prints_its_measures_with_their_game_counts
-    test_evaluate_quick_runs_every_part_and_writes_json
-
-further.py: the exact Connect Four solver, the truth, the five questions, the benchmark
-  The solver against a public perfect solver; a benchmark error; the truth measure; the solver player
-    test_connect4_solver_on_a_win_in_one_and_a_finished_game
-    test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome
-    test_connect4_solver_agrees_with_a_public_perfect_solver
-    test_the_truth_measure_counts_moves_that_keep_the_exact_outcome
-    test_the_solver_player_picks_only_best_moves_and_all_of_them
-    test_games_against_the_solver_player_count_the_agents_moves
-  Losses by opening; blind spots; the benchmark file and job; the shipped network as FURTHER.md says
-    test_losses_split_by_the_perfect_players_opening
-    test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
-    test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with
-    test_the_benchmark_job_counts_errors_by_set
-    test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the_benchmark
-  Reports count draws; its data; the recipe's figure; a checkpoint's solver; --quick answers every question
-    test_further_reports_count_draws_as_draws, test_further_reads_its_default_data_from_the_repository
-    test_the_recipe_figure_holds_its_curve, test_further_checkpoint_searches_with_the_solver_its_settings_record
-    test_further_quick_answers_every_question_and_writes_json
-
-The command lines, as a user runs them
-  Bad input in one line, status 1, no traceback; numbers out of range; the flags --play takes
-    test_bad_input_gets_a_clear_error_and_no_traceback, test_a_script_exits_with_one_line_and_status_1
-    test_every_number_out_of_its_range_gets_one_line, test_the_flags_play_takes_are_accepted_with_play
-  The scripts run and print their figures; gumbel.py trains and plays; a game of your own; the default outputs
-    test_a_short_go_search_prints_what_it_measured, test_scripts_run_and_print_their_figures
-    test_gumbel_cli_trains_and_plays, test_a_game_of_your_own_from_the_command_line
-    test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error
-    test_each_trainer_and_each_bench_script_has_its_own_default_output
-    test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line
-    test_a_positions_file_of_the_wrong_shape_names_its_line
-    test_an_encode_many_that_is_not_static_is_refused_before_any_work
-    test_the_play_header_says_the_simulations_the_search_made
-  Figures: --plot-run's flags, matplotlib missing, the README's figures in the repository
-    test_plot_run_refuses_the_flags_that_would_do_nothing_and_plots_names_a_folder_it_cannot_make
-    test_plots_without_matplotlib_say_how_to_install_it, test_the_readmes_figures_are_in_the_repository
-
-test_all.py: this index      test_the_index_names_every_test_in_its_section
+Truth comes from outside the code under test: known counts, hand-checked positions, geometry, exact solutions, and
+small runs whose outcome is certain. Each file's tests are in its own section, in the order the files are read
+(games.py, mcts.py, puct.py, alphazero.py, gumbel.py, alphazero_plus.py; then plumbing.py, each guarantee tested by
+causing its fault; evaluate.py; further.py), then the command lines as a user runs them; within a section, the
+formulas worked by hand first, then the behaviour. The suite runs on two processes (pytest-xdist's -n 2): the longest
+tests, which run scripts (see ran), beside the rest. No test measures time.
 """
 
 import argparse
@@ -229,16 +22,13 @@ import io
 import json
 import math
 import os
-import queue
 import random
 import re
 import select
 import subprocess
 import sys
-import threading
 import time
 import traceback
-import warnings
 import types
 import typing
 
@@ -2413,57 +2203,37 @@ def test_a_loss_that_turns_nan_or_infinite_stops_the_training_with_the_last_fini
     assert len(open(tmp_path / "n.csv").read().splitlines()) == 2  # the header and iteration 1
 
 
-
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_an_unknown_setting_is_refused_in_one_line_that_names_it(module, monkeypatch):
-    # simulation=10 (not simulations): settings() refuses it, and so does train() given settings that hold it, in
-    # one line that names it and every setting there is, before any work
-    played = []
-    monkeypatch.setattr(module, "self_play", lambda *args, **job: played.append(job))
-    words = f"no setting simulation: the settings are {', '.join(module.SETTINGS)}"
-    with pytest.raises(ValueError) as e:
-        module.settings("tictactoe", iterations=1, simulation=10)
-    assert str(e.value) == words
-    cfg = dict(module.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1), simulation=10)
-    with pytest.raises(ValueError) as e:
-        module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
-    assert str(e.value) == words and played == []
-
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_train_refuses_a_setting_outside_its_range_before_any_work(module):
-    # Each setting's record bounds it: hidden 1 to 4096 and lr 1e-6 to 1.0 (both sides of each edge), nan never; a
-    # word one of its choices (alphazero_plus's --net); None only where it is the default (--lr-final)
-    cfg = module.settings("tictactoe")
-    check = lambda **changed: plumbing.check_settings(module.SETTINGS, dict(cfg, **changed))  # noqa
-    check(hidden=1, lr=1.0)
-    for key, value, words in (("hidden", 0, "0, not a number from 1 to 4096"), ("lr", 1.5, "1.5, not a number from "
-                              "1e-06 to 1.0"), ("lr", float("nan"), "nan, not a number"), ("hidden", None, "None")):
-        with pytest.raises(ValueError, match=f"^the setting {key} is {words}"):
-            check(**{key: value})
-    with pytest.raises(ValueError, match="^the setting hidden is 0"):
-        module.train("tictactoe", dict(cfg, hidden=0))
-    if module is alphazero_plus:
-        check(net="conv", lr_final=None)
-        with pytest.raises(ValueError, match="^the setting net is 'cnn', not one of mlp, conv$"):
-            check(net="cnn")
-
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-def test_training_names_every_setting_a_game_lacks_before_any_self_play(module, monkeypatch):
-    # A game added to GAMES alone takes SETTINGS' defaults, and its own overrides from GAME_SETTINGS; settings given
-    # by hand that lack some are named before any work
+def test_a_setting_unknown_missing_or_out_of_its_range_is_refused_in_one_line_before_any_work(module, monkeypatch):
+    # simulation=10 (not simulations) is named with every setting there is. Each setting's record bounds it: hidden 1
+    # to 4096 and lr 1e-6 to 1.0 (both sides of each edge), nan never; a word one of its choices (alphazero_plus's
+    # --net); None only where it is the default (--lr-final). A game added to GAMES alone takes SETTINGS' defaults and
+    # its own from GAME_SETTINGS; settings given by hand that lack one are named. No game is played before.
+    played, self_play = [], module.self_play
+    monkeypatch.setattr(module, "self_play", lambda *args: played.append(args) or self_play(*args))
     monkeypatch.setitem(module.GAMES, "letters", Letters)
     monkeypatch.setitem(module.GAME_SETTINGS, "letters", dict(hidden=4, iterations=1, games=2, simulations=2, steps=1))
     cfg = module.settings("letters")
     assert cfg["hidden"] == 4 and cfg["batch"] == module.SETTINGS["batch"].default == 256
-    partial = {k: v for k, v in cfg.items() if k not in ("batch", "mirror")}
-    with pytest.raises(ValueError, match=r"^the setting batch is 'missing', not a number from 1 to 65536$"):
-        module.train("letters", partial, 0, module.Run(1))
+    unknown = f"no setting simulation: the settings are {', '.join(module.SETTINGS)}"
+    with pytest.raises(ValueError, match=f"^{unknown}$"):
+        module.settings("letters", simulation=10)
+    for changed, words in ((dict(simulation=10), unknown),
+                           (dict(hidden=0), "the setting hidden is 0, not a number from 1 to 4096"),
+                           (dict(lr=1.5), "the setting lr is 1.5, not a number from 1e-06 to 1.0"),
+                           (dict(lr=float("nan")), "the setting lr is nan, not a number"),
+                           (dict(hidden=None), "the setting hidden is None, not a number"),
+                           (dict(batch="missing"), "the setting batch is 'missing', not a number from 1 to 65536")):
+        with pytest.raises(ValueError) as e:
+            module.train("letters", {k: v for k, v in dict(cfg, **changed).items() if v != "missing"}, 0, module.Run(1))
+        assert str(e.value).startswith(words) and played == []
+    plumbing.check_settings(module.SETTINGS, dict(cfg, hidden=1, lr=1.0))
+    if module is alphazero_plus:
+        plumbing.check_settings(module.SETTINGS, dict(cfg, net="conv", lr_final=None))
+        with pytest.raises(ValueError, match="^the setting net is 'cnn', not one of mlp, conv$"):
+            plumbing.check_settings(module.SETTINGS, dict(cfg, net="cnn"))
     module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
-
+    assert played
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
@@ -2510,7 +2280,7 @@ def test_train_from_python_computes_as_the_scripts_and_puts_the_callers_settings
         assert inside == [(1, (50_000, 20, 20), [1])] * 2
         assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == callers
         (tmp_path / "notes.pt").write_text("mine")
-        with pytest.raises(ValueError, match="holds a training already: add resume=True to go on with it"):
+        with pytest.raises(ValueError, match="holds something already: add resume=True to go on with its training"):
             alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(tmp_path / "notes.pt")))
         with pytest.raises(KeyboardInterrupt):
             alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lambda line: None), stop_after(1))
@@ -2575,22 +2345,12 @@ def training(path, *flags, sign="iteration 1/"):
 
 def workers_of(pid):
     """The worker processes of a script: its children (forked) and the fork server's (not the server itself, nor
-    multiprocessing's resource tracker)."""
-    def children(pid):
-        try:
-            return [int(c) for c in open(f"/proc/{pid}/task/{pid}/children").read().split()]
-        except OSError:  # it has ended
-            return []
-
-    def command(pid):
-        with contextlib.suppress(OSError):
-            return open(f"/proc/{pid}/cmdline").read()
-        return ""
-    found = []
-    for child in children(pid):
-        found += children(child) if "forkserver" in command(child) else [] if "resource_tracker" in command(child) \
-            else [child]
-    return found
+    multiprocessing's resource tracker). (The files of a process that has ended read as empty.)"""
+    read = lambda name: (open(name).read() if os.path.exists(name) else "")  # noqa: E731
+    children = lambda pid: [int(c) for c in read(f"/proc/{pid}/task/{pid}/children").split()]  # noqa: E731
+    return [w for child in children(pid) for w in (children(child) if "forkserver" in read(f"/proc/{child}/cmdline")
+                                                  else [] if "resource_tracker" in read(f"/proc/{child}/cmdline") else
+                                                  [child])]
 
 
 def group_gone(pgid, seconds):
@@ -2706,28 +2466,29 @@ def test_a_full_disk_or_a_folder_made_read_only_or_removed_is_one_line_and_resum
     assert [line.split(",")[0] for line in open(tmp_path / "s.csv")] == ["iteration", "1", "2", "3"]
 
 
+SMALL = ["--game", "tictactoe", "--games", "2", "--simulations", "2", "--steps", "1", "--hidden", "8"]
+
+
 def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_before_any_work(tmp_path):
     # A first training writes k.pt and k.csv; the same --out again (from any trainer) is refused in one line naming
     # the ways on, the files as they were, and --replace starts afresh over them. A second run onto a path that a
     # live run holds (its flock) is refused; so is a FIFO (never opened: that would block) and a folder.
-    small = ["--game", "tictactoe", "--iterations", "1", "--games", "4", "--simulations", "4", "--steps", "2",
-             "--workers", "1", "--out"]
-    out = tmp_path / "k.pt"
+    small, out = [*SMALL, "--iterations", "1", "--workers", "1", "--out"], tmp_path / "k.pt"
     assert run("alphazero.py", *small, str(out)).returncode == 0
     before = out.read_bytes(), (tmp_path / "k.csv").read_text()
     for script in ("alphazero.py", "gumbel.py", "alphazero_plus.py"):
         assert exit_message(script, *small, str(out)) == (
-            f"{script}: error: {out} holds a training already: add --resume to go on with it, or --replace to start "
-            f"afresh over it")
+            f"{script}: error: {out} holds something already: add --resume to go on with its training, or --replace to "
+            f"start afresh over it")
     assert (out.read_bytes(), (tmp_path / "k.csv").read_text()) == before
     assert run("gumbel.py", *small, str(out), "--replace").returncode == 0
     assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
-    p = training(tmp_path / "live.pt")
+    p, live = training(tmp_path / "live.pt"), tmp_path / "live.pt"
     try:
-        assert exit_message("gumbel.py", *small, str(tmp_path / "live.pt"), "--replace") == (
-            f"gumbel.py: error: {tmp_path / 'live.pt'} is being written by another run (it holds "
-            f"{tmp_path / 'live.pt'}.lock): wait for it to end, or choose another --out")
-        assert exit_message("evaluate.py", "--json", str(tmp_path / "live.pt")).endswith("choose another --json")
+        assert exit_message("gumbel.py", *small, str(live), "--replace") == (f"gumbel.py: error: {live} is being "
+                                                                            f"written by another run (it holds {live}"
+                                                                            f".lock): wait for it to end, or choose "
+                                                                            f"another --out")
     finally:
         os.killpg(p.pid, 9)
         p.communicate(timeout=600)
@@ -2736,9 +2497,6 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
         assert exit_message("alphazero.py", *small, str(path)).endswith("or its CSV is not a regular file: choose --out")
     assert sorted(os.listdir(tmp_path)) == ["f.pt", "k.csv", "k.pt", "k.pt.lock", "live.csv", "live.pt",
                                             "live.pt.lock"]
-
-
-SMALL = ["--game", "tictactoe", "--games", "2", "--simulations", "2", "--steps", "1", "--hidden", "8"]
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -3167,7 +2925,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     out = runs.pop("whole")
     assert out.returncode == 0, out.stderr[-2000:]
     results = json.loads((folder / "r.json").read_text())
-    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key (plumbing.holds)
+    assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
     assert_figures(folder / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
                                         "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
@@ -3511,7 +3269,6 @@ def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
     assert message.startswith(f"{argv[0]}: error: ") and len(message.splitlines()) == 1
 
 
-
 @pytest.mark.parametrize("argv", [["mcts.py", "--simulations", "0"], ["alphazero.py", "--lr", "0"]])
 def test_a_script_exits_with_one_line_and_status_1(argv):
     out = run(*argv)
@@ -3533,10 +3290,8 @@ def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
     assert message.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in message
 
 
-
 def short_go_search_scripts(folder):
     return [Script("go 50", ["mcts.py", "--game", "go", "--simulations", "50"])]
-
 
 
 def test_a_short_go_search_prints_what_it_measured(tmp_path):
@@ -3544,12 +3299,10 @@ def test_a_short_go_search_prints_what_it_measured(tmp_path):
     assert out.returncode == 0 and "None" not in out.stdout and "B1's share of the visits: " in out.stdout
 
 
-
 def figures_scripts(folder):
     return [Script("go", ["mcts.py", "--game", "go", "--simulations", "500"]),
             Script("connect4", ["mcts.py", "--game", "connect4", "--simulations", "200"]),
             Script("puct", ["puct.py", "--simulations", "100"])]
-
 
 
 def test_scripts_run_and_print_their_figures(tmp_path):
@@ -3567,11 +3320,9 @@ def test_scripts_run_and_print_their_figures(tmp_path):
     assert out.returncode == 0 and leaning[0][-2] in ("2", "3")  # see test_puct_with_priors_leaning_on_b1
 
 
-
 def gumbel_training_scripts(folder):
     return [Script("trained", ["gumbel.py", "--game", "tictactoe", "--iterations", "1", "--games", "4",
                                "--simulations", "2", "--workers", "1", "--out", str(folder / "g.pt")])]
-
 
 
 def test_gumbel_cli_trains_and_plays(tmp_path):
@@ -3596,7 +3347,6 @@ class BrokenNim(Nim):
 """
 
 
-
 def a_game_of_your_own_scripts(folder):
     """The README's Nim (its class, as the README shows it) in a module of its own, nim_game.py, in the folder the
     scripts are run from (not theirs): a training with two workers, a game against it, and BrokenNim's training with
@@ -3610,7 +3360,6 @@ def a_game_of_your_own_scripts(folder):
                    "1\n" * 10)] + [
         Script(f"broken by {workers}", [script, "--game", "nim_game:BrokenNim", *small, "--workers", workers,
                                         "--out", str(folder / f"b{workers}.pt")], folder) for workers in ("1", "2")]
-
 
 
 def test_a_game_of_your_own_from_the_command_line(tmp_path):
@@ -3672,7 +3421,6 @@ def test_each_trainer_and_each_bench_script_has_its_own_default_output(tmp_path,
     assert "(default evaluate.json)" in helps[0] and "(default further.json)" in helps[1]
 
 
-
 def test_the_flags_play_takes_are_accepted_with_play(tmp_path):
     # --simulations, --c-puct and --reuse-tree shape the agent's search in --play: refused only for a missing file
     missing = str(tmp_path / "none.pt")
@@ -3682,14 +3430,12 @@ def test_the_flags_play_takes_are_accepted_with_play(tmp_path):
         f"gumbel.py: error: no checkpoint at {missing!r}"
 
 
-
 def test_a_conv_checkpoint_played_by_a_search_that_cannot_build_it_says_so_in_one_line(tmp_path):
     path = tmp_path / "c.pt"
     alphazero_plus.save(net_for(alphazero_plus, "connect4", 8, "conv"), str(path), "connect4")
     for script in ("alphazero.py", "gumbel.py"):
         assert exit_message(script, "--play", "--checkpoint", str(path)) == \
             f"{script}: error: {path} holds a network that {script} cannot build"
-
 
 
 def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
@@ -3702,22 +3448,15 @@ def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
     assert further.read_positions(str(path)) == ["4455 0 0 0 0 0 0 0 0\n"]  # the right shape passes
 
 
-
-def test_plot_run_refuses_the_flags_that_would_do_nothing_and_plots_names_a_folder_it_cannot_make(tmp_path):
-    csv = str(tmp_path / "run.csv")
-    for script, flag in (("evaluate.py", "--quick"), ("further.py", "--seed")):
-        assert exit_message(script, "--plot-run", csv, *([flag, "3"] if flag == "--seed" else [flag])) == \
-            f"{script}: error: --plot-run draws runs already trained, from their CSVs alone: {flag} would do nothing"
+def test_plots_names_a_folder_it_cannot_make(tmp_path):
     assert exit_message("evaluate.py", "--quick", "--plots", "/sys/figs") == \
-        "evaluate.py: error: cannot make the folder /sys/figs: Operation not permitted"
-
+        "evaluate.py: error: cannot make the folder '/sys/figs': Operation not permitted"
 
 
 def test_plots_without_matplotlib_say_how_to_install_it(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     assert exit_message("evaluate.py", "--quick", "--plots", str(tmp_path)) == \
         "evaluate.py: error: --plots draws with matplotlib, which is not installed: pip install matplotlib"
-
 
 
 def test_the_readmes_figures_are_in_the_repository():
@@ -3733,13 +3472,11 @@ class NotStatic(games.TicTacToe):
         return games.TicTacToe.encode_many(states)
 
 
-
 def test_an_encode_many_that_is_not_static_is_refused_before_any_work(monkeypatch):
     monkeypatch.setitem(alphazero.GAMES, "notstatic", NotStatic)
     with pytest.raises(ValueError, match=r"^the game notstatic's encode_many fails as the search calls it, "
                                          r"notstatic.encode_many\(\[state\]\) \(.*\): it must be a @staticmethod \(or @classmethod\)$"):
         alphazero.train("notstatic", alphazero.settings("notstatic", iterations=1, games=2, simulations=2, steps=1))
-
 
 
 def test_the_play_header_says_the_simulations_the_search_made():
@@ -3754,26 +3491,3 @@ def test_the_play_header_says_the_simulations_the_search_made():
         games.show_search(s, root, 35, alphazero_plus.best_move(root), 1.0, 0, lambda ch: ch.proven)
     assert out.getvalue().splitlines()[0] == "the agent searched 0 of 35 simulations:"
     assert "#" not in out.getvalue()
-
-
-# ---------------------------------------------------------------------------------------------------------------
-# test_all.py: this file, as a reader finds it
-
-def test_the_index_names_every_test_in_its_section():
-    # The index in this file's docstring names each test once, under the heading of the section that holds it: the
-    # name before the first ':' or ',' of the heading there, and of the section's banner here
-    indexed, section = {}, None
-    for line in __doc__.split("\nIndex:", 1)[1].splitlines()[1:]:
-        if line and not line.startswith(" "):
-            section = re.split(r"[:,]", line)[0]
-        for name in re.findall(r"\b(test_\w+)\b(?!\.py)", line):  # (not test_all.py)
-            assert name not in indexed, f"{name} is twice in the index"
-            indexed[name] = section
-    held, section, lines = {}, None, open(__file__).read().splitlines()
-    for above, line in zip([""] + lines, lines):
-        if above.startswith("# ----"):
-            section = re.split(r"[:,]", line.removeprefix("# "))[0]
-        if found := re.match(r"def (test_\w+)", line):
-            held[found[1]] = section
-    assert {name: where for name, where in indexed.items() if held.get(name) != where} == {}, "indexed elsewhere"
-    assert sorted(set(held) - set(indexed)) == [], "not in the index"
