@@ -304,9 +304,9 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done = ckpt["rows"], ckpt["iterations_done"]
-    elif on_iteration:
-        on_iteration(0, net)
     with run:  # its workers started, its checkpoint's path claimed; however it ends, it says what it saved
+        if on_iteration and not done:
+            on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
             t0 = time.time()
             # the games in two shares (the lab's two halves), played side by side in the workers; share k draws

@@ -186,8 +186,8 @@ def run_main(work):
         if os.path.dirname(traceback.extract_tb(e.__traceback__)[-1].filename) != os.path.dirname(__file__):
             raise  # (a game of one's own, or a worker's: its traceback is worth keeping)
         status, words, error = 1, [f"{os.path.basename(sys.argv[0])}: error: {e}"], e
-    except BrokenPipeError as e:  # (`| head`: quiet, but for what a training saved)
-        status, error = 141, e
+    except BrokenPipeError as e:  # (`| head`)
+        status, words, error = 141, ["the output's reader is gone"], e
     line = "; ".join([*words, *getattr(error, "__notes__", ())])
     if status == 1:
         sys.exit(line)  # (on stderr)
