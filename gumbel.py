@@ -354,8 +354,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
             t0 = time.time()
-            # the games in two shares (the lab's two halves), played side by side in the workers; share k draws
-            # from a random stream of its own, seeded (seed, it, k), so that no number depends on the workers
+            # the games in two shares (the lab's two halves), in the Run's workers if it has some; share k draws from
+            # a random stream of its own, seeded (seed, it, k), so that no number depends on the workers
             shares = [cfg["games"] - cfg["games"] // 2, cfg["games"] // 2][:cfg["games"]]
             rngs = [np.random.default_rng((seed, it, k)) for k in range(len(shares))]
             played = run.map(self_play, [Game] * 2, [NumpyNet(net)] * 2, shares, [cfg] * 2, rngs)
