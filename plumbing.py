@@ -137,11 +137,11 @@ class Run:
     def resumable(self, ckpt, algorithm, cfg):  # out's checkpoint if this training goes on with it: the same but more
         then, done = ckpt.get("settings") or {}, ckpt.get("iterations_done", 0)
         changed = ", ".join(f"{k} {then.get(k)!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v)
-        wrong = f"holds no training of {algorithm}.py to resume" if "rows" not in ckpt or ckpt["algorithm"] != \
-            algorithm else f"was trained with {changed}: choose the same" if changed else f"has {done} iterations " \
-            f"done: ask for more to go on" if done >= cfg["iterations"] else None
-        if wrong:
-            raise ValueError(f"{self.out} {wrong}")
+        if "rows" not in ckpt or ckpt["algorithm"] != algorithm:
+            raise ValueError(f"{self.out} holds no training of {algorithm}.py to resume")
+        if changed or done >= cfg["iterations"]:
+            raise ValueError(f"{self.out} " + (f"was trained with {changed}: choose the same" if changed else
+                                               f"has {done} iterations done: ask for more to go on"))
         return ckpt
 
     def log_iteration(self, cfg):  # the last row as a line of the log, and the CSV of all the rows, whole
