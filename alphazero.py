@@ -4,7 +4,7 @@ network, both sides searching `simulations` simulations a move; every position b
 its share of the search's visits, and the game's outcome for the player to move there. Then fit takes `steps`
 Adam steps on the examples of the last `window` iterations, and the next iteration plays with the new network.
 Read `search` (puct_search on many games at once), `predict`, `self_play`, `fit`, then `train`, the loop that ties
-them together; the plumbing is below the banner.
+them together, handed a Run (plumbing.py's: its worker processes, its checkpoint's path, its log) from below the banner.
 
     python alphazero.py --game connect4                       # train (see the README for how long), saves connect4.pt
     python alphazero.py --game connect4 --play                # then play against it in the terminal
@@ -14,7 +14,7 @@ import io
 import math
 import sys
 import time
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 import torch
@@ -22,12 +22,8 @@ import torch
 import games
 
 
-class Setting(NamedTuple):  # a setting and its flag: default, a number's low and high, meaning (--help), choices
-    default: object
-    low: object = None
-    high: object = None
-    meaning: str = ""
-    choices: tuple = ()
+# a setting and its flag: its default, a number's low and high, its meaning (--help), the choices of a word
+Setting = namedtuple("Setting", "default low high meaning choices", defaults=(None, None, "", ()))
 
 
 ALGORITHM = "alphazero"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
@@ -114,8 +110,7 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None):
     """The roots of a search, expanded by the network: new ones for None, and a tree kept from the last move as it
     is. A new root counts its expansion as its first visit, so that sqrt(N(root)) = sqrt(sum_b N(b) + 1), the lab's
     formula. noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors (self-play)."""
-    if roots is None:  # no trees kept from the last move
-        roots = [None] * len(root_states)
+    roots = roots or [None] * len(root_states)  # None: no tree kept from the last move
     roots = [Node() if root is None else root for root in roots]  # a new root where no tree was kept
     new = [(root, s) for root, s in zip(roots, root_states) if not root.children]
     for (root, state), (priors, value) in zip(new, predict(net, [s for _, s in new], cache)):
@@ -190,9 +185,7 @@ def predict(net, states, cache=None):
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position once, even if it comes twice
     moves = {key: s.legal_moves() for key, s in new.items()}
     live = [key for key in new if moves[key]]
-    for key in new:
-        if not moves[key]:
-            cache[key] = ({}, outcome(new[key]))
+    cache.update({key: ({}, outcome(new[key])) for key in new if not moves[key]})  # a finished game: its exact value
     if live:
         logits, values = net(type(new[live[0]]).encode_many([new[key] for key in live]))
         rows = [row for row, key in enumerate(live) for _ in moves[key]]
@@ -226,10 +219,7 @@ def self_play(game, net, n_games, cfg, rng):
     roots = [None] * n_games
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
-    while True:
-        live = [i for i in range(n_games) if not states[i].is_over()]
-        if not live:
-            break
+    while live := [i for i in range(n_games) if not states[i].is_over()]:  # the games still going
         found = search([states[i] for i in live], net, cfg["simulations"], cfg["c_puct"],
                        noise=(rng, cfg["alpha"], cfg["noise"]), roots=[roots[i] for i in live], cache=cache)
         for i, root in zip(live, found):
@@ -252,9 +242,8 @@ def self_play(game, net, n_games, cfg, rng):
             x.append(encoding)
             pis.append(pi)
             zs.append(result if first else -result)  # z: that result for the player who was to move there
-    n_in, n_out = game.encoding_size, game.n_actions  # (shaped even when no position was kept)
-    return (np.array(x, np.float32).reshape(-1, n_in), np.array(pis, np.float32).reshape(-1, n_out),
-            np.array(zs, np.float32))
+    return (np.array(x, np.float32).reshape(-1, game.encoding_size),  # (shaped even when no position was kept)
+            np.array(pis, np.float32).reshape(-1, game.n_actions), np.array(zs, np.float32))
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -279,16 +268,15 @@ def settings(game, **overrides):
     unknown = [key for key in overrides if key not in SETTINGS]
     if unknown:
         raise ValueError(f"no setting {', '.join(unknown)}: the settings are {', '.join(SETTINGS)}")
-    cfg = {key: setting.default for key, setting in SETTINGS.items()}
-    cfg.update(GAME_SETTINGS.get(game, {}))
-    cfg.update({k: v for k, v in overrides.items() if v is not None})
-    return cfg
+    defaults = {key: setting.default for key, setting in SETTINGS.items()}
+    return {**defaults, **GAME_SETTINGS.get(game, {}), **{k: v for k, v in overrides.items() if v is not None}}
 
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
-    `window` iterations, repeat; return the trained Net. run: a Run (worker processes, the checkpoint, resume; by
-    default this process alone, nothing saved); on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
+    `window` iterations, repeat; return the trained Net. run: the Run it is handed, plumbing.py's, imported below the
+    banner (its worker processes, its checkpoint's path, its log; by default this process alone, nothing saved);
+    on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -350,7 +338,7 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
     games.play_in_terminal(game(), agent, human_first)
 
 
-# Plumbing: the checks, the checkpoint's save and load, the command line (plumbing.py) ---------------------------------
+# Plumbing: the Run that train is handed, the checks, the checkpoint's save and load, the command line (plumbing.py) --
 from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
 
 

@@ -13,7 +13,7 @@ import io
 import math
 import sys
 import time
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 import torch
@@ -21,12 +21,8 @@ import torch
 import games
 
 
-class Setting(NamedTuple):  # a setting and its flag: default, a number's low and high, meaning (--help), choices
-    default: object
-    low: object = None
-    high: object = None
-    meaning: str = ""
-    choices: tuple = ()
+# a setting and its flag: its default, a number's low and high, its meaning (--help), the choices of a word
+Setting = namedtuple("Setting", "default low high meaning choices", defaults=(None, None, "", ()))
 
 
 ALGORITHM = "alphazero_plus"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
@@ -194,8 +190,7 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None, solver=Fa
     """The roots of a search, expanded by the network: new ones for None, and a tree kept from the last move as it
     is. A new root counts its expansion as its first visit, so that sqrt(N(root)) = sqrt(sum_b N(b) + 1), the lab's
     formula. noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors (self-play)."""
-    if roots is None:  # no trees kept from the last move
-        roots = [None] * len(root_states)
+    roots = roots or [None] * len(root_states)  # None: no tree kept from the last move
     roots = [Node() if root is None else root for root in roots]  # a new root where no tree was kept
     new = [(root, s) for root, s in zip(roots, root_states) if not root.children]
     for (root, state), (priors, value) in zip(new, predict(net, [s for _, s in new], cache)):
@@ -298,9 +293,7 @@ def predict(net, states, cache=None):
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position once, even if it comes twice
     moves = {key: s.legal_moves() for key, s in new.items()}
     live = [key for key in new if moves[key]]
-    for key in new:
-        if not moves[key]:
-            cache[key] = ({}, outcome(new[key]))
+    cache.update({key: ({}, outcome(new[key])) for key in new if not moves[key]})  # a finished game: its exact value
     if live:
         logits, values = net(type(new[live[0]]).encode_many([new[key] for key in live]))
         rows = [row for row, key in enumerate(live) for _ in moves[key]]
@@ -350,10 +343,7 @@ def self_play(game, net, n_games, cfg, rng):
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
     played = [0] * n_games  # the moves each game's searches have chosen
-    while True:
-        live = [i for i in range(n_games) if not states[i].is_over()]
-        if not live:
-            break
+    while live := [i for i in range(n_games) if not states[i].is_over()]:  # the games still going
         full = {i for i in live if full_fraction >= 1 or rng.random() < full_fraction}
         found = {}
         for group, sims, root_noise in (([i for i in live if i in full], cfg["simulations"],
@@ -365,13 +355,13 @@ def self_play(game, net, n_games, cfg, rng):
         for i in live:
             root = found[i]
             pi = np.zeros(game.n_actions, dtype=np.float32)  # each move's share of the visits, and the label
-            for move, p in visit_policy(root).items():  # unless --target improved (see improved_policy)
+            for move, p in visit_policy(root).items():  # unless --target improved (see improved_target)
                 pi[move] = p
             if i in full:
                 label = pi
                 if cfg["target"] == "improved":  # the root's priors and value, before the noise, are in the cache
                     label = np.zeros_like(pi)
-                    for move, p in improved_policy(root, *cache[states[i].key()]).items():
+                    for move, p in improved_target(root, *cache[states[i].key()]).items():
                         label[move] = p
                 history[i].append((states[i].encode(), label, states[i].first_to_move(), -root.q()))
             # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
@@ -393,17 +383,17 @@ def self_play(game, net, n_games, cfg, rng):
             pis.append(pi)
             z = result if first else -result  # z: that result for the player who was to move there
             zs.append((1 - cfg["q_weight"]) * z + cfg["q_weight"] * q)  # --q-weight: mixed with the search's value
-    n_in, n_out = game.encoding_size, game.n_actions  # (shaped even when no position was kept)
-    return (np.array(x, np.float32).reshape(-1, n_in), np.array(pis, np.float32).reshape(-1, n_out),
-            np.array(zs, np.float32))
+    return (np.array(x, np.float32).reshape(-1, game.encoding_size),  # (shaped even when no position was kept)
+            np.array(pis, np.float32).reshape(-1, game.n_actions), np.array(zs, np.float32))
 
 
 MAXVISIT_INIT, VALUE_SCALE, EPSILON = 50.0, 0.1, 1e-8  # sigma's constants, named and valued as mctx's (gumbel.py)
 
 
-def completed_q(root, priors, value):
-    """gumbel.py's completed Q at a self-play root: a visited (or proven) move keeps its Q; an unvisited one gets the
-    mixed value: the network's `value`, mixed with those moves' mean Q weighted by `priors` (before the noise)."""
+def root_completed_q(root, priors, value):
+    """gumbel.py's completed_q(node) at a self-play root, with the network's `priors` ({move: P}, before the noise) and
+    `value` given, not the node's: a visited (or proven) move keeps its q(); an unvisited one gets the mixed value,
+    `value` mixed with those moves' mean q() weighted by `priors`."""
     seen = [ch for ch in root.children if ch.n or ch.proven is not None]
     n_seen = sum(ch.n for ch in seen)
     mixed = value
@@ -413,22 +403,23 @@ def completed_q(root, priors, value):
     return [ch.q() if ch in seen else mixed for ch in root.children]
 
 
-def sigma_q(root, priors, value):
-    """gumbel.py's sigma(completed Q) for each move: rescaled to [0, 1] over the moves (a spread below EPSILON counts
-    as EPSILON), then times (MAXVISIT_INIT + max N) * VALUE_SCALE."""
-    q = completed_q(root, priors, value)
+def root_sigma_q(root, priors, value):
+    """gumbel.py's sigma_q(node), of root_completed_q: rescaled to [0, 1] over the moves (a spread below EPSILON
+    counts as EPSILON), then times (MAXVISIT_INIT + max N) * VALUE_SCALE."""
+    q = root_completed_q(root, priors, value)
     lo, hi = min(q), max(q)
     scale = (MAXVISIT_INIT + max(ch.n for ch in root.children)) * VALUE_SCALE
     return [scale * (x - lo) / max(hi - lo, EPSILON) for x in q]
 
 
-def improved_policy(root, priors, value):
-    """--target improved, gumbel.py's label: softmax(log P + sigma(completed Q)) over the root's moves, a policy
-    improvement at any number of visits (Danihelka et al. 2022); log P floored at the smallest normal float."""
+def improved_target(root, priors, value):
+    """--target improved: gumbel.py's improved_policy(root), softmax(log P + sigma(completed Q)) over the root's moves
+    (a policy improvement at any number of visits, Danihelka et al. 2022), of the `priors` and `value` given (see
+    root_completed_q); log P floored at the smallest normal float."""
     if root.proven is not None:  # its search stopped at the proof: best_move, as visit_policy says
         return visit_policy(root)
     z = [math.log(max(priors[ch.move], sys.float_info.min)) + s
-         for ch, s in zip(root.children, sigma_q(root, priors, value))]
+         for ch, s in zip(root.children, root_sigma_q(root, priors, value))]
     e = np.exp(np.array(z) - max(z))
     return dict(zip((ch.move for ch in root.children), (e / e.sum()).tolist()))
 
@@ -495,10 +486,8 @@ def settings(game, **overrides):
     unknown = [key for key in overrides if key not in SETTINGS]
     if unknown:
         raise ValueError(f"no setting {', '.join(unknown)}: the settings are {', '.join(SETTINGS)}")
-    cfg = {key: setting.default for key, setting in SETTINGS.items()}
-    cfg.update(GAME_SETTINGS.get(game, {}))
-    cfg.update({k: v for k, v in overrides.items() if v is not None})
-    return cfg
+    defaults = {key: setting.default for key, setting in SETTINGS.items()}
+    return {**defaults, **GAME_SETTINGS.get(game, {}), **{k: v for k, v in overrides.items() if v is not None}}
 
 
 def with_weights(net, weights):  # a copy of net with other weights (a state_dict)
@@ -509,9 +498,9 @@ def with_weights(net, weights):  # a copy of net with other weights (a state_dic
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the network (--pipeline: one step older), train it on the
-    replay window (see window_size, average_positions), repeat; return the trained Net. run: a Run (worker processes,
-    the checkpoint, resume; by default this process alone, nothing saved); on_iteration(it, net) is told after each
-    iteration (and at 0, fresh)."""
+    replay window (see window_size, average_positions), repeat; return the trained Net. run: the Run it is handed,
+    plumbing.py's, imported below the banner (its worker processes, its checkpoint's path, its log; by default this
+    process alone, nothing saved); on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -584,7 +573,7 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
     games.play_in_terminal(game(), agent, human_first)
 
 
-# Plumbing: the checks, the checkpoint's save and load, the command line (plumbing.py) ---------------------------------
+# Plumbing: the Run that train is handed, the checks, the checkpoint's save and load, the command line (plumbing.py) --
 from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
 
 

@@ -1,11 +1,8 @@
 """The games: the rules of the four behind one small interface, the contract just below, written as code. Go's corner
 and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's (the network
 trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a copy and return
-the first player's result. Then the terminal game: a human against an agent, for any of them, and the table of what
-the agent's search saw.
-
-Every algorithm file imports this one, for the rules, and nothing else of the project above its `# Plumbing` banner;
-the machinery the trainers share below their banners (workers, the Run, signals, files, the flags) is plumbing.py.
+the first player's result. Last, the terminal game: a human against an agent, and what the agent's search saw.
+Every algorithm file imports this one, for the rules, and nothing else of the project above its `# Plumbing` banner.
 """
 import inspect
 import math
@@ -21,27 +18,13 @@ import numpy as np
 @runtime_checkable
 class Game(Protocol):
     """What UCT (mcts.py) and PUCT (puct.py) need. A move is whatever legal_moves() lists."""
-
-    def copy(self) -> "Game":
-        """An independent state: playing on the copy leaves this one as it is."""
-
-    def legal_moves(self) -> list:
-        """The moves the player to move may make; empty once the game is over."""
-
-    def play(self, move) -> None:
-        """Make `move` (one of legal_moves()) in place; the other player is then to move."""
-
-    def is_over(self) -> bool:
-        """Has the game ended?"""
-
-    def first_to_move(self) -> bool:
-        """True when the first player (Black, White in chess, X, Connect Four's first) is to move."""
-
-    def result(self) -> float:
-        """Once over: 1.0 if the first player won, 0.0 if they lost, 0.5 for a draw."""
-
-    def move_name(self, move) -> str:
-        """The move as printed in tables and typed in the terminal game ("B1", "Qxd7", "a3", "4")."""
+    def copy(self) -> "Game": ...  # an independent state: playing on the copy leaves this one as it is
+    def legal_moves(self) -> list: ...  # the moves the player to move may make; empty once the game is over
+    def play(self, move) -> None: ...  # make `move` (one of legal_moves()) in place; the other player is then to move
+    def is_over(self) -> bool: ...
+    def first_to_move(self) -> bool: ...  # True when the first player (Black, White in chess, X, Connect Four's) moves
+    def result(self) -> float: ...  # once over: 1.0 if the first player won, 0.0 if they lost, 0.5 for a draw
+    def move_name(self, move) -> str: ...  # as printed in tables and typed in the terminal ("B1", "Qxd7", "a3", "4")
 
 
 @runtime_checkable
@@ -52,29 +35,19 @@ class NetworkGame(Game, Protocol):
     plays on until it does."""
     n_actions: int       # the policy's length
     encoding_size: int   # the network's input length
-
-    def key(self) -> Hashable:
-        """The position, hashable: the cache of network outputs is keyed by it."""
-
-    def encode(self) -> np.ndarray:
-        """float32 of length encoding_size, the position seen by the player to move (encode_many's one row)."""
-
+    def key(self) -> Hashable: ...  # the position, hashable: the cache of network outputs is keyed by it
+    def encode(self) -> np.ndarray: ...  # float32 of length encoding_size, the position seen by the player to move
     @staticmethod
-    def encode_many(states) -> np.ndarray:
-        """float32 of shape (len(states), encoding_size): encode() for a batch, in one operation for speed."""
+    def encode_many(states) -> np.ndarray: ...  # float32 (len(states), encoding_size): encode() for a batch, at once
 
 
 @runtime_checkable
 class Mirrored(Protocol):
     """Optional: a left-right symmetry, for --mirror 1 (twice the training data for free)."""
-
     @staticmethod
-    def mirror_encoding(x) -> np.ndarray:
-        """encode()'s output (one row or a batch) for the mirrored position."""
-
+    def mirror_encoding(x) -> np.ndarray: ...  # encode()'s output (one row or a batch) for the mirrored position
     @staticmethod
-    def mirror_policy(p) -> np.ndarray:
-        """A policy vector (or a batch) with each move's share moved to its mirror image's move."""
+    def mirror_policy(p) -> np.ndarray: ...  # a policy (or a batch) with each move's share on its mirror image's move
 
 
 @runtime_checkable
@@ -87,17 +60,10 @@ class Board(Protocol):
 
 
 def lacks(game, *protocols):
-    """The names of the protocols' methods and attributes, their own and those they take from Game, that `game` (a
-    class or a state) does not have."""
-    missing = []
-    for protocol in protocols:
-        for base in reversed(protocol.__mro__):  # Game's names first, then the protocol's own
-            if base not in (Game, NetworkGame, Mirrored, Board):
-                continue  # (Protocol, Generic, object)
-            for name in (*inspect.get_annotations(base), *vars(base)):  # attributes, then methods
-                if not name.startswith("_") and not hasattr(game, name) and name not in missing:
-                    missing.append(name)
-    return missing
+    """The names the protocols list (Game's first) that `game`, a class or a state, does not have."""
+    names = [name for protocol in protocols for base in reversed(protocol.__mro__)  # attributes, then methods
+             for name in (*inspect.get_annotations(base), *vars(base)) if not name.startswith("_")]
+    return [name for name in dict.fromkeys(names) if not hasattr(game, name)]
 
 
 def check_network_game(name, game, *optional):
@@ -105,8 +71,8 @@ def check_network_game(name, game, *optional):
     too), its encodings fit the network (encode_many called on the class, as the search does), its moves the policy."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
-        raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py" + (
-            " (--mirror 1 needs the mirror)" if "mirror_policy" in missing else ""))
+        raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py"
+                         + " (--mirror 1 needs the mirror)" * ("mirror_policy" in missing))
     state, moves = game(), game().legal_moves()
     try:
         shapes = [("encode()", np.asarray(state.encode()), (game.encoding_size,)),
@@ -150,18 +116,15 @@ def go_point(name):
 
 
 class Go:
+
     def __init__(self, black=(), white=(), black_to_move=True):
-        self.board = [EDGE] * (WIDTH * WIDTH)
-        for p in POINTS:
-            self.board[p] = EMPTY
+        self.board = [EMPTY if p in ON_BOARD else EDGE for p in range(WIDTH * WIDTH)]
         self.head = [0] * (WIDTH * WIDTH)  # head stone of the group at each point
         self.stones, self.libs = {}, {}    # head -> list of stones, head -> set of liberties
-        self.to_move, self.ko, self.passes = BLACK, None, 0
-        for name in black:
-            self._place(go_point(name), BLACK)
-        for name in white:
-            self._place(go_point(name), WHITE)
-        self.to_move = BLACK if black_to_move else WHITE
+        self.to_move, self.ko, self.passes = BLACK if black_to_move else WHITE, None, 0
+        for names, color in ((black, BLACK), (white, WHITE)):
+            for name in names:
+                self._place(go_point(name), color)
 
     def copy(self):
         s = Go.__new__(Go)
@@ -172,10 +135,8 @@ class Go:
 
     def first_to_move(self):
         return self.to_move == BLACK
-
     def is_over(self):
         return self.passes >= 2
-
     def is_eye(self, p, color):
         return all(self.board[q] == color for q in NEIGHBOURS[p])
 
@@ -285,12 +246,8 @@ class Go:
     def result(self, komi=0.5):
         black, white = self.area()
         return 1.0 if black > white + komi else 0.0
-
     def move_name(self, move):
-        if move == PASS:
-            return "pass"
-        row, col = divmod(move, WIDTH)
-        return f"{COLUMNS[col - 1]}{row}"
+        return "pass" if move == PASS else f"{COLUMNS[move % WIDTH - 1]}{move // WIDTH}"
 
     def __str__(self):
         marks = {EMPTY: ".", BLACK: "X", WHITE: "O"}
@@ -324,33 +281,26 @@ PIECE_VALUES = {1: 1, 2: 3, 3: 3, 4: 5, 5: 9, 6: 0}  # chess.PAWN .. chess.KING
 
 
 class Chess:
+
     def __init__(self, fen=CHESS_TRAP_FEN):
         import chess
         self.board = chess.Board(fen)
-
     def copy(self):
         s = Chess.__new__(Chess)
         s.board = self.board.copy(stack=False)
         return s
-
     def legal_moves(self):
         return list(self.board.legal_moves)
-
     def play(self, move):
         self.board.push(move)
-
     def is_over(self):
         return self.board.is_game_over()
-
     def first_to_move(self):
         return self.board.turn  # chess.WHITE is True
-
     def result(self):
         return {"1-0": 1.0, "0-1": 0.0}.get(self.board.result(), 0.5)
-
     def move_name(self, move):
         return self.board.san(move)
-
     def __str__(self):  # ranks 8 to 1 down the side, files a to h along the bottom, as a chess player reads it
         rows = [f"{8 - i} {row}" for i, row in enumerate(str(self.board).split("\n"))]
         return "\n".join(rows + ["  a b c d e f g h"])
@@ -367,10 +317,9 @@ def allows_mate_in_one(state, move):
     board.push(move)
     for reply in list(board.legal_moves):
         board.push(reply)
-        mate = board.is_checkmate()
-        board.pop()
-        if mate:
+        if board.is_checkmate():
             return True
+        board.pop()
     return False
 
 
@@ -408,30 +357,24 @@ def mirror_columns(x, shape):
 class TicTacToe:
     """Cells 0..8, cell = 3*row + col with row 0 at the top. X moves first."""
     n_actions, encoding_size, board_shape = 9, 18, (3, 3)  # encode(): 2 planes of board_shape, flattened
+
     WINS = [any(b & line == line for line in TTT_LINES) for b in range(512)]  # for each set of stones: a line?
 
     def __init__(self):
         self.x, self.o = 0, 0
-
     def copy(self):
         s = TicTacToe.__new__(TicTacToe)
         s.x, s.o = self.x, self.o
         return s
-
     def first_to_move(self):
         return self.x.bit_count() == self.o.bit_count()
-
     def key(self):
         return self.x, self.o  # the position, hashable
-
     def is_over(self):
         return self.x | self.o == 0b111111111 or self.WINS[self.x] or self.WINS[self.o]
-
     def legal_moves(self):
-        if self.is_over():
-            return []
         full = self.x | self.o
-        return [a for a in range(9) if not full >> a & 1]
+        return [] if self.is_over() else [a for a in range(9) if not full >> a & 1]
 
     def play(self, move):
         if self.first_to_move():
@@ -441,29 +384,20 @@ class TicTacToe:
 
     def result(self):
         return 1.0 if self.WINS[self.x] else 0.0 if self.WINS[self.o] else 0.5
-
-    def encode(self):
-        """18 floats: the mover's stones, then the opponent's."""
+    def encode(self):  # 18 floats: the mover's stones, then the opponent's
         return self.encode_many([self])[0]
-
     @staticmethod
-    def encode_many(states):
-        """encode() for a batch of states in one numpy operation (the search encodes a batch of leaves at a time)."""
+    def encode_many(states):  # in one numpy operation: the search encodes a batch of leaves at a time
         bits = np.array([(s.x, s.o) if s.first_to_move() else (s.o, s.x) for s in states], dtype=np.int64)
         return (bits[:, :, None] >> np.arange(9) & 1).reshape(len(states), 18).astype(np.float32)
-
     @staticmethod
-    def mirror_encoding(x):
-        """Left-right mirror of encode()'s output (works on a batch too): column c becomes 2 - c."""
+    def mirror_encoding(x):  # column c becomes 2 - c, in one row or a batch
         return mirror_columns(x, (2, 3, 3))
-
     @staticmethod
     def mirror_policy(p):
         return mirror_columns(p, (3, 3))
-
     def move_name(self, move):
         return "abc"[move % 3] + str(3 - move // 3)  # a3 b3 c3 on the top row, like a chess board
-
     def __str__(self):
         cell = lambda i: "X" if self.x >> i & 1 else "O" if self.o >> i & 1 else "."
         rows = [f"{3 - r} " + " ".join(cell(3 * r + c) for c in range(3)) for r in range(3)]
@@ -474,21 +408,15 @@ class ConnectFour:
     """6 rows x 7 columns; action = column 0..6 from the left. Bit 7*col + row, row 0 at the bottom; bit 6 of each
     column stays empty so that a four is found with shifts of 1 (vertical), 7 (horizontal), 6 and 8 (diagonals)."""
     n_actions, encoding_size, board_shape = 7, 84, (6, 7)  # encode(): 2 planes of board_shape, flattened
-    FULL = sum(((1 << 6) - 1) << (7 * c) for c in range(7))
 
     def __init__(self):
-        self.bits = [0, 0]  # first player's stones, second player's
-        self.heights = [0] * 7
-        self.moves = 0
-
+        self.bits, self.heights, self.moves = [0, 0], [0] * 7, 0  # the two sides' stones, the columns' heights
     def copy(self):
         s = ConnectFour.__new__(ConnectFour)
         s.bits, s.heights, s.moves = self.bits[:], self.heights[:], self.moves
         return s
-
     def first_to_move(self):
         return self.moves % 2 == 0
-
     def key(self):
         return self.bits[0], self.bits[1]  # the position, hashable
 
@@ -502,51 +430,34 @@ class ConnectFour:
 
     def is_over(self):
         return self.moves == 42 or self.has_four(self.bits[(self.moves + 1) % 2])  # only the last mover can have won
-
     def legal_moves(self):
-        if self.is_over():
-            return []
-        return [c for c in range(7) if self.heights[c] < 6]
-
+        return [] if self.is_over() else [c for c in range(7) if self.heights[c] < 6]
     def play(self, move):
         self.bits[self.moves % 2] |= 1 << (7 * move + self.heights[move])
         self.heights[move] += 1
         self.moves += 1
-
     def result(self):
-        if self.has_four(self.bits[0]):
-            return 1.0
-        return 0.0 if self.has_four(self.bits[1]) else 0.5
-
-    def encode(self):
-        """84 floats: the mover's stones, then the opponent's, each as 6x7 cells, top row first."""
+        return 1.0 if self.has_four(self.bits[0]) else 0.0 if self.has_four(self.bits[1]) else 0.5
+    def encode(self):  # 84 floats: the mover's stones, then the opponent's, each as 6x7 cells, top row first
         return self.encode_many([self])[0]
 
     CELLS = np.array([7 * c + r for r in range(5, -1, -1) for c in range(7)], dtype=np.int64)  # bit of each cell
 
     @classmethod
-    def encode_many(cls, states):
-        """encode() for a batch of states in one numpy operation (the search encodes a batch of leaves at a time)."""
+    def encode_many(cls, states):  # in one numpy operation, as tic-tac-toe's
         bits = np.array([(s.bits[s.moves % 2], s.bits[(s.moves + 1) % 2]) for s in states], dtype=np.int64)
         return (bits[:, :, None] >> cls.CELLS & 1).reshape(len(states), 84).astype(np.float32)
-
     @staticmethod
-    def mirror_encoding(x):
-        """Left-right mirror of encode()'s output (works on a batch too): column c becomes 6 - c."""
+    def mirror_encoding(x):  # column c becomes 6 - c, in one row or a batch
         return mirror_columns(x, (2, 6, 7))
-
     @staticmethod
     def mirror_policy(p):
         return mirror_columns(p, (7,))
-
     def move_name(self, move):
         return str(move + 1)  # columns 1..7 as printed under the board
-
     def __str__(self):
-        def cell(r, c):
-            bit = 1 << (7 * c + r)
-            return "X" if self.bits[0] & bit else "O" if self.bits[1] & bit else "."
-        rows = [" ".join(cell(r, c) for c in range(7)) for r in range(5, -1, -1)]
+        cell = lambda bit: "X" if self.bits[0] >> bit & 1 else "O" if self.bits[1] >> bit & 1 else "."
+        rows = [" ".join(cell(7 * c + r) for c in range(7)) for r in range(5, -1, -1)]
         return "\n".join(rows + ["1 2 3 4 5 6 7"])
 
 
@@ -590,9 +501,8 @@ ROLLOUTS = {"go": go_rollout, "chess": chess_rollout, "tictactoe": random_rollou
 # A human against an agent in the terminal, for any of these games or one of your own (its __str__ draws the board)
 
 def play_in_terminal(state, agent, human_first=True):
-    """Play from `state`, reading the human's moves from standard input (so a game can be scripted). A typed move is
-    the game's name for it, or the same whatever the case where that is unambiguous. agent(state, reply) prints what
-    it wants to show and returns its move; reply is the human's last move (None before the first)."""
+    """Play from `state`, the human's moves read from standard input (a script may type them), as the game names them
+    or in any case where that is unambiguous; agent(state, reply: the human's last move) prints and returns its move."""
     reply = None
     print(f"you move {'first' if human_first else 'second'}; Ctrl-D or Ctrl-C to stop")
     while not state.is_over():
@@ -612,29 +522,24 @@ def play_in_terminal(state, agent, human_first=True):
     print(f"\n{state}\n{'you win' if human == 1 else 'the agent wins' if human == 0 else 'a draw'}")
 
 
-WORDS = {1: "win", 0: "draw", -1: "loss"}  # a proven value, in words
-
-
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
-    """Print what the agent's search saw (the prior, visits and value of every legal move, with a bar: the move
-    played first, then the most visited; the played and the proven ones marked) and return its move. kept: the
-    visits a subtree kept from the last search brought; proven(child): the exact value of a child proven by
-    MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
-    made = root.n - max(kept, 1)  # the simulations this search made (a new root's expansion counts one visit)
-    stopped = f" of {n_simulations}" if made < n_simulations else ""  # (the solver stops at a proof)
-    print((f"the agent searched {made}{stopped} simulations" + (f" on the {kept} visit{'s' * (kept > 1)} it kept"
-                                                                 if kept else "") +
-           ":") if n_simulations else "the raw policy (no search):")
+    """Print what the agent's search saw and return its move: each legal move's prior, visits, value and a bar of its
+    visits, the move played first. kept: the visits a subtree kept from the last search brought; proven(child): the
+    exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
+    words = {1: "win", 0: "draw", -1: "loss"}
+    made = root.n - max(kept, 1)  # the simulations this search made (a new root's expansion counts one visit; a
+    print(f"the agent searched {made}{f' of {n_simulations}' * (made < n_simulations)} simulations"  # proof stops it)
+          + (f" on the {kept} visit{'s' * (kept > 1)} it kept" if kept else "") + ":" if n_simulations else
+          "the raw policy (no search):")
     if proven(root) is not None:  # (the root's value is for the player who moved into it: the human)
-        print(f"the position is a proven {WORDS[-proven(root)]} for the agent: the search stopped when it knew")
+        print(f"the position is a proven {words[-proven(root)]} for the agent: the search stopped when it knew")
     print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
-    total = sum(ch.n for ch in root.children)
-    for ch in sorted(root.children, key=lambda ch: (ch.move != move, -ch.n, -ch.prior)):  # the move played first
-        value_here = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
-        share = ch.n / total if total else 0.0  # the bars are the visits: none with no search
-        marks = (["proven " + WORDS[proven(ch)]] if proven(ch) is not None else []) + ["played"] * (ch.move == move)
-        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {value_here}  {'#' * round(40 * share)}"
+    total = max(1, sum(ch.n for ch in root.children))  # (no search: no visits, no bars)
+    for ch in sorted(root.children, key=lambda ch: (ch.move != move, -ch.n, -ch.prior)):  # then the most visited
+        mean = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
+        marks = ([f"proven {words[proven(ch)]}"] if proven(ch) is not None else []) + ["played"] * (ch.move == move)
+        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {mean}  {'#' * round(40 * ch.n / total)}"
               + "".join(f"  {mark}" for mark in marks))
-    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f}" +
-          (", proven)" if proven(next(ch for ch in root.children if ch.move == move)) is not None else ")"))
+    exact = proven(next(ch for ch in root.children if ch.move == move)) is not None
+    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f}{', proven' * exact})")
     return move

@@ -10,7 +10,7 @@ import io
 import math
 import sys
 import time
-from typing import NamedTuple
+from collections import namedtuple
 
 import numpy as np
 import torch
@@ -18,12 +18,8 @@ import torch
 import games
 
 
-class Setting(NamedTuple):  # a setting and its flag: default, a number's low and high, meaning (--help), choices
-    default: object
-    low: object = None
-    high: object = None
-    meaning: str = ""
-    choices: tuple = ()
+# a setting and its flag: its default, a number's low and high, its meaning (--help), the choices of a word
+Setting = namedtuple("Setting", "default low high meaning choices", defaults=(None, None, "", ()))
 
 
 ALGORITHM = "gumbel"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
@@ -40,7 +36,7 @@ SETTINGS = {  # each setting once, each a flag: its default (the lab's for tic-t
     "weight_decay": Setting(1e-4, 0.0, 1.0, "Adam weight decay"),
     "considered": Setting(16, 1, 1_000, "moves considered at the root: m = min(N, legal moves)"),
     "mirror": Setting(0, 0, 1, "1: add the left-right mirror image of every position to the training data")}
-GAME_SETTINGS = {  # each game's own defaults (the lab's Part 2 for Connect Four); any other game takes SETTINGS'
+GAME_SETTINGS = {  # each game's own: alphazero.py's for Connect Four (the lab trained Gumbel only on tic-tac-toe)
     "connect4": dict(hidden=256, iterations=60, simulations=50, steps=400, mirror=1)}
 
 
@@ -197,10 +193,9 @@ def select_at_root(root, t):
 
 
 def select_below_root(node):
-    """Deterministic: argmax pi'(a) - N(a) / (1 + sum N), with pi' = softmax(logits + sigma(q))."""
-    pi = softmax([log_prior(ch) + s for ch, s in zip(node.children, sigma_q(node))])
-    total = sum(ch.n for ch in node.children)
-    return max(zip(node.children, pi), key=lambda pair: pair[1] - pair[0].n / (1 + total))[0]
+    """Deterministic: argmax pi'(a) - N(a) / (1 + sum N), with pi' = softmax(logits + sigma(q)), the improved policy."""
+    pi, total = improved_policy(node), sum(ch.n for ch in node.children)
+    return max(node.children, key=lambda ch: pi[ch.move] - ch.n / (1 + total))
 
 
 class Net(torch.nn.Module):
@@ -244,9 +239,7 @@ def predict(net, states, cache=None):
     new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position once, even if it comes twice
     moves = {key: s.legal_moves() for key, s in new.items()}
     live = [key for key in new if moves[key]]
-    for key in new:
-        if not moves[key]:
-            cache[key] = ({}, outcome(new[key]))
+    cache.update({key: ({}, outcome(new[key])) for key in new if not moves[key]})  # a finished game: its exact value
     if live:
         logits, values = net(type(new[live[0]]).encode_many([new[key] for key in live]))
         rows = [row for row, key in enumerate(live) for _ in moves[key]]
@@ -279,10 +272,7 @@ def self_play(game, net, n_games, cfg, rng):
     states = [game() for _ in range(n_games)]
     cache = {}  # this network's outputs by position, for every game and move of this call
     history = [[] for _ in range(n_games)]
-    while True:
-        live = [i for i in range(n_games) if not states[i].is_over()]
-        if not live:
-            break
+    while live := [i for i in range(n_games) if not states[i].is_over()]:  # the games still going
         found = search([states[i] for i in live], net, cfg["simulations"], cfg["considered"], rng, cache)
         for i, root in zip(live, found):
             pi = np.zeros(game.n_actions, dtype=np.float32)  # the label: the improved policy
@@ -297,9 +287,8 @@ def self_play(game, net, n_games, cfg, rng):
             x.append(encoding)
             pis.append(pi)
             zs.append(result if first else -result)  # z: that result for the player who was to move there
-    n_in, n_out = game.encoding_size, game.n_actions  # (shaped even when no position was kept)
-    return (np.array(x, np.float32).reshape(-1, n_in), np.array(pis, np.float32).reshape(-1, n_out),
-            np.array(zs, np.float32))
+    return (np.array(x, np.float32).reshape(-1, game.encoding_size),  # (shaped even when no position was kept)
+            np.array(pis, np.float32).reshape(-1, game.n_actions), np.array(zs, np.float32))
 
 
 def fit(net, optimizer, data, steps, batch, rng):
@@ -324,16 +313,15 @@ def settings(game, **overrides):
     unknown = [key for key in overrides if key not in SETTINGS]
     if unknown:
         raise ValueError(f"no setting {', '.join(unknown)}: the settings are {', '.join(SETTINGS)}")
-    cfg = {key: setting.default for key, setting in SETTINGS.items()}
-    cfg.update(GAME_SETTINGS.get(game, {}))
-    cfg.update({k: v for k, v in overrides.items() if v is not None})
-    return cfg
+    defaults = {key: setting.default for key, setting in SETTINGS.items()}
+    return {**defaults, **GAME_SETTINGS.get(game, {}), **{k: v for k, v in overrides.items() if v is not None}}
 
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
-    `window` iterations, repeat; return the trained Net. run: a Run (worker processes, the checkpoint, resume; by
-    default this process alone, nothing saved); on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
+    `window` iterations, repeat; return the trained Net. run: the Run it is handed, plumbing.py's, imported below the
+    banner (its worker processes, its checkpoint's path, its log; by default this process alone, nothing saved);
+    on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
     check_game(game, cfg)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -390,7 +378,7 @@ def play(game, net, n_simulations, human_first=True, max_considered=16):
     games.play_in_terminal(game(), agent, human_first)
 
 
-# Plumbing: the checks, the checkpoint's save and load, the command line (plumbing.py) ---------------------------------
+# Plumbing: the Run that train is handed, the checks, the checkpoint's save and load, the command line (plumbing.py) --
 from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
 
 

@@ -97,17 +97,11 @@ def track_lead(move, every=100):
 
     def on_step(t, root):
         n_move = sum(ch.n for ch in root.children if ch.move == move)
-        if any(ch.n >= n_move for ch in root.children if ch.move != move):
-            record["lead_from"] = None
-        elif record["lead_from"] is None:
-            record["lead_from"] = t
+        leads = all(ch.n < n_move for ch in root.children if ch.move != move)
+        record["lead_from"] = (record["lead_from"] or t) if leads else None
         if t % every == 0:
             record["share"][t] = n_move / t
     return on_step, record
-
-
-def bar(fraction, width=40):
-    return "#" * round(fraction * width)
 
 
 def print_visits(state, root, top=6):
@@ -115,16 +109,12 @@ def print_visits(state, root, top=6):
     print(f"  {'move':>6} {'visits':>7} {'win rate':>9}")
     for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
         value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
-        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
-
-
-def sparkline(values):
-    return "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in values)
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {'#' * round(40 * ch.n / total)}")
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it at once: a search has nothing to save
+    for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` ends the output without a traceback, and Ctrl-C ends it
+        signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
@@ -138,10 +128,9 @@ if __name__ == "__main__":
     if args.flat and args.game != "chess":
         parser.error("--flat is for --game chess: only there does flat Monte Carlo run beside UCT")
     c = args.c if args.c is not None else 0.7 if args.game == "chess" else 1.0
-    state, rollout = games.GAMES[args.game](), games.ROLLOUTS[args.game]
-    to_move = {"go": "Black", "chess": "White", "tictactoe": "X", "connect4": "X"}  # the first player, in each game
-    print(f"{state}\n{to_move[args.game] if state.first_to_move() else 'the second player'} to move")
-    on_step, record = track_lead(games.go_point("B1")) if args.game == "go" else (None, None)
+    state, rollout, b1 = games.GAMES[args.game](), games.ROLLOUTS[args.game], games.go_point("B1")
+    print(f"{state}\n{dict(go='Black', chess='White').get(args.game, 'X')} to move")  # each start: the first player's
+    on_step, record = track_lead(b1) if args.game == "go" else (None, None)
     start = time.process_time()
     root = uct_search(state, rollout, args.simulations, c=c, seed=args.seed, on_step=on_step)
     seconds, n = time.process_time() - start, f"{args.simulations} simulation" + "s" * (args.simulations > 1)
@@ -149,14 +138,12 @@ if __name__ == "__main__":
     print_visits(state, root)
     print(f"best move: {state.move_name(best_move(root))}")
     if args.game == "go":
-        share, b1 = record["share"], games.go_point("B1")
-        if share:
-            print(f"\nB1's share of the visits, every 100 simulations: {sparkline(share.values())}")
-            print("  " + "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share))
-        else:
-            b1_visits = sum(ch.n for ch in root.children if ch.move == b1)
-            print(f"\nB1's share of the visits: {b1_visits / args.simulations:.0%}")
-        lead = record["lead_from"]
+        share, lead = record["share"], record["lead_from"]  # (under 100 simulations: no share on the way, the last)
+        spark = "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in share.values())
+        shares = "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share)
+        last = sum(ch.n for ch in root.children if ch.move == b1) / args.simulations
+        print(f"\nB1's share of the visits, every 100 simulations: {spark}\n  {shares}" if share else
+              f"\nB1's share of the visits: {last:.0%}")
         print(f"B1 is the most visited move for good from simulation {lead}" if lead is not None else
               f"B1 is not the most visited move at the end ({n})")
     if args.game == "chess":

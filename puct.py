@@ -107,17 +107,11 @@ def track_lead(move, every=100):
 
     def on_step(t, root):
         n_move = sum(ch.n for ch in root.children if ch.move == move)
-        if any(ch.n >= n_move for ch in root.children if ch.move != move):
-            record["lead_from"] = None
-        elif record["lead_from"] is None:
-            record["lead_from"] = t
+        leads = all(ch.n < n_move for ch in root.children if ch.move != move)
+        record["lead_from"] = (record["lead_from"] or t) if leads else None
         if t % every == 0:
             record["share"][t] = n_move / t
     return on_step, record
-
-
-def bar(fraction, width=40):
-    return "#" * round(fraction * width)
 
 
 def print_visits(state, root, top=6):
@@ -125,12 +119,12 @@ def print_visits(state, root, top=6):
     print(f"  {'move':>6} {'visits':>7} {'win rate':>9}")
     for ch in sorted(root.children, key=lambda ch: -ch.n)[:top]:
         value = f"{ch.w / ch.n:9.2f}" if ch.n else f"{'-':>9}"  # an unvisited move has no value yet
-        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {bar(ch.n / total)}")
+        print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {'#' * round(40 * ch.n / total)}")
 
 
 if __name__ == "__main__":
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the output without a traceback
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C ends it at once: a search has nothing to save
+    for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` ends the output without a traceback, and Ctrl-C ends it
+        signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--simulations", type=plumbing.number(2, 10**7), default=1000,
@@ -143,8 +137,7 @@ if __name__ == "__main__":
                         help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")
-    print(state)
-    print(f"\nPUCT, {args.simulations} simulations, c_puct = {args.c_puct}; value = one random rollout")
+    print(f"{state}\n\nPUCT, {args.simulations} simulations, c_puct = {args.c_puct}; value = one random rollout")
     print(f"  {'seed':>4}  {'priors':<18} {'B1 visits':>9} {'B1 win rate':>11} {'pi(B1)':>7} {'B1 leads from':>14} {'CPU s':>6}")
     for seed in range(args.seed, args.seed + args.seeds):
         for label, weight in (("uniform", 0.0), (f"leaning {args.weight} on B1", args.weight)):
@@ -152,10 +145,9 @@ if __name__ == "__main__":
             on_step, record = track_lead(b1)
             start = time.process_time()
             root = puct_search(state, network, args.simulations, c_puct=args.c_puct, on_step=on_step)
-            seconds = time.process_time() - start
+            seconds, lead = time.process_time() - start, record["lead_from"]
             node = next(ch for ch in root.children if ch.move == b1)
-            print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):11.2f} "
-                  f"{visit_policy(root)[b1]:7.2f} {'-' if record['lead_from'] is None else record['lead_from']:>14} "
-                  f"{seconds:6.1f}")
+            print(f"  {seed:4d}  {label:<18} {node.n:9d} {node.w / max(node.n, 1):11.2f} {visit_policy(root)[b1]:7.2f} "
+                  f"{'-' if lead is None else lead:>14} {seconds:6.1f}")
             if args.seeds == 1:
                 print_visits(state, root)

@@ -45,6 +45,7 @@ import gumbel
 import alphazero_plus
 import evaluate
 import further
+import plots
 from games import go_point as P
 
 pytestmark = pytest.mark.timeout(600)  # (pytest-timeout) a test that hangs fails, with its name, after 10 minutes
@@ -1696,16 +1697,16 @@ def test_the_improved_target_by_hand_and_at_its_edges():
     for ch, (n, w) in zip(root.children, ((4, 2.0), (2, -1.0), (0, 0.0))):
         ch.n, ch.w = n, w
     priors = {2: 0.5, 5: 0.3, 6: 0.2}
-    assert alphazero_plus.improved_policy(root, priors, 0.2) == pytest.approx({2: 0.944597, 5: 0.002560, 6: 0.052843},
+    assert alphazero_plus.improved_target(root, priors, 0.2) == pytest.approx({2: 0.944597, 5: 0.002560, 6: 0.052843},
                                                                               abs=1e-6)
     for ch in root.children:  # no visits: every Q is the root's value, sigma 0 everywhere: the priors themselves
         ch.n, ch.w = 0, 0.0
-    assert alphazero_plus.improved_policy(root, priors, 0.2) == pytest.approx(priors)
+    assert alphazero_plus.improved_target(root, priors, 0.2) == pytest.approx(priors)
     root.children[2].proven = 1  # a proven win for the mover, unvisited: Q = 1 against the others' mixed 0.2:
     # sigma = 50 x 0.1 = 5 on it alone: 0.2 e^5 / (0.5 + 0.3 + 0.2 e^5) = 29.68 / 30.48 = 0.973756
-    assert alphazero_plus.improved_policy(root, priors, 0.2)[6] == pytest.approx(0.2 * math.e ** 5 / (0.8 + 0.2 * math.e ** 5))
+    assert alphazero_plus.improved_target(root, priors, 0.2)[6] == pytest.approx(0.2 * math.e ** 5 / (0.8 + 0.2 * math.e ** 5))
     root.proven = -1  # a proven root: the search stopped at the proof, and the label is best_move alone
-    assert alphazero_plus.improved_policy(root, priors, 0.2) == {2: 0.0, 5: 0.0, 6: 1.0}
+    assert alphazero_plus.improved_target(root, priors, 0.2) == {2: 0.0, 5: 0.0, 6: 1.0}
 
 
 def test_position_averaging_makes_one_example_of_each_position_with_its_mean_targets():
@@ -2516,7 +2517,10 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
      "GUMBEL has 1 iterations done: ask for more to go on"),
     (["gumbel.py", *SMALL[:-2], "--hidden", "9", "--resume", "--iterations", "3", "--out", "GUMBEL"],
      "GUMBEL was trained with hidden 8: choose the same"),
-    (["evaluate.py", "--json", "TEXT"], "TEXT holds something other than evaluate.py's JSON: choose another --json")])
+    (["evaluate.py", "--json", "TEXT"], "TEXT holds something other than evaluate.py's JSON: choose another --json"),
+    (["further.py", "--checkpoint", "MISSING"], "no checkpoint at 'MISSING'"),
+    (["further.py", "--checkpoint", "DAMAGED", "--part", "recipe"], "--part is for the parts; --checkpoint measures "
+                                                                     "one network")])
 def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, words, tmp_path):
     # Missing, damaged (truncated: the same words from --play and --resume), foreign (a torch file of other
     # contents), one's own game's without its --game, another algorithm's, one already done, other settings
@@ -2576,10 +2580,18 @@ def test_within_the_noise_is_two_standard_errors_of_a_difference_worked_by_hand(
     assert evaluate.within_noise(0.917, 0.87) and not evaluate.within_noise(0.917, 0.86)  # fractions: 0.05
 
 
+@dataclasses.dataclass
+class Indices:  # a job whose pieces return the indices they were given
+    size: int
+    run = staticmethod(lambda indices: [indices])
+    total = staticmethod(lambda pieces: pieces)
+
+
 def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
-    # 10 items in 4 pieces: 2, 3, 2, 3 of them, every index once, in order; 3 items in 8 pieces: three of one
-    assert [list(r) for r in evaluate.chunks(10, 4)] == [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]]
-    assert [list(r) for r in evaluate.chunks(3, 8)] == [[0], [1], [2]]
+    # 10 items in 4 pieces (evaluate.PIECES): 2, 3, 2, 3 of them, every index once, in order; 3 items: three of one
+    assert evaluate.PIECES == 4
+    assert evaluate.run_jobs({"ten": Indices(10), "three": Indices(3)}) == {
+        "ten": [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]], "three": [[0], [1], [2]]}
 
 
 @functools.lru_cache(maxsize=None)  # each position once: 5,478 of them
@@ -2751,20 +2763,13 @@ def test_a_match_of_draws_scores_one_half_a_game_and_the_rows_count_no_loss(monk
     assert r["policy_games"] == [0.5] * 6 and r["search_games"] == [0.5] * 6
 
 
-def test_evaluate_checkpoint_reports_draws_as_one_half(monkeypatch, tmp_path, capsys):
-    # --checkpoint on a Connect Four and a tic-tac-toe network: every match score 0.5, no loss counted
+def test_a_tictactoe_checkpoint_reports_draws_as_no_loss(monkeypatch, tmp_path, capsys):
+    # further.py --checkpoint on a tic-tac-toe network, every game drawn: no loss counted
     drawn_starts(monkeypatch)
-    for game in ("connect4", "tictactoe"):
-        path = str(tmp_path / f"{game}.pt")
-        alphazero.save(net_for(alphazero, game, 8), path, game)
-        if game == "connect4":
-            monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
-            ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
-            assert ours == {"policy_v_tactical": 0.5, "search_v_random": 0.5, "search_v_tactical": 0.5,
-                            "search_v_uct": 0.5}
-        else:
-            ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
-            assert ours["policy_losses"] == 0 and ours["search_losses"] == 0
+    path = str(tmp_path / "t.pt")
+    alphazero.save(net_for(alphazero, "tictactoe", 8), path, "tictactoe")
+    ours = further.measure_checkpoint(quick_args(checkpoint=path))
+    assert ours["policy_losses"] == 0 and ours["search_losses"] == 0
 
 
 def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys):
@@ -2772,15 +2777,9 @@ def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys)
     # two untrained networks: every game a draw, every score 0.5
     drawn_starts(monkeypatch)
     nets = {0: tiny(alphazero, "connect4"), 10: tiny(alphazero, "connect4")}
-    cfg = alphazero.settings("connect4", simulations=3, iterations=10)  # Part 3b's matches wait for iteration 10
-    monkeypatch.setattr(evaluate, "part_2_settings", lambda quick: (cfg, (0, 10)))
-
-    def trained(args, also=None):  # as part_2_training's, once the run has trained
-        for it, net in nets.items():
-            also and also(it, net)
-        return cfg, nets, {"self-play": 1.0, "training": 1.0}, {0: 0.0, 10: 1.0}, 2.0
-    monkeypatch.setattr(evaluate, "part_2_training", trained)
-    monkeypatch.setattr(evaluate, "part_2_trained", lambda args: True)
+    cfg = alphazero.settings("connect4", simulations=3, iterations=10)  # Part 3b plays iteration 10's network
+    monkeypatch.setattr(evaluate, "part_2_settings", lambda quick: cfg)
+    monkeypatch.setitem(evaluate.PART_2, (True, 0), evaluate.Trained(cfg, nets, {0: 0.0, 10: 1.0}, 2.0))  # trained
     monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
     r = evaluate.part_2(quick_args())
     assert all(row == evaluate.Connect4Row(0.5, 0.5, 0.5, 0.5) for row in r["ours"].values())
@@ -2807,32 +2806,21 @@ def record_search(monkeypatch, seen):
     monkeypatch.setattr(alphazero_plus, "search", search)
 
 
-@pytest.mark.parametrize("solver", [0, 1, 2])
-def test_search_options_and_load_any_give_the_solver_a_checkpoint_records(solver, tmp_path):
-    cfg = alphazero_plus.settings("connect4", solver=solver)
-    path = str(tmp_path / "p.pt")
-    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=cfg)
-    expected = {"solver": solver} if solver else {}
-    assert evaluate.search_options(cfg) == expected
-    net, game, algorithm, options = evaluate.load_any(path)
-    assert algorithm == "alphazero_plus" and options == expected and game == "connect4"
-    # a network from alphazero.py records no solver (training settings without it, or none at all): none
-    alphazero.save(net_for(alphazero, "connect4", 8), path, "connect4")
-    assert evaluate.load_any(path)[1:] == ("connect4", "alphazero", {})
-
-
 @pytest.mark.parametrize("game, solver", [("connect4", 2), ("connect4", 1), ("tictactoe", 1), ("connect4", 0)])
-def test_evaluate_checkpoint_searches_with_the_solver_its_settings_record(game, solver, monkeypatch, tmp_path,
-                                                                         capsys):
-    # The first search of the measure (after the raw policy's games) is alphazero_plus's, with solver=N as saved;
-    # a checkpoint trained with --solver 0 searches with no solver option at all
+def test_a_checkpoint_is_measured_with_the_solver_its_settings_record(game, solver, monkeypatch, tmp_path, capsys):
+    # The first search of further.py --checkpoint's measure (after the raw policy's) is alphazero_plus's, with
+    # solver=N as saved; a checkpoint trained with --solver 0 searches with no solver option at all, and so does one
+    # from alphazero.py, which records no solver
     path = str(tmp_path / "p.pt")
     alphazero_plus.save(net_for(alphazero_plus, game, 8), path, game, cfg=alphazero_plus.settings(game, solver=solver))
-    seen = []
-    record_search(monkeypatch, seen)
-    with pytest.raises(Searched):
-        evaluate.measure_checkpoint(quick_args(checkpoint=path))
-    assert seen == [solver or None]
+    for saved, expected in ((path, solver or None), (str(tmp_path / "a.pt"), None)):
+        if saved != path:
+            alphazero.save(net_for(alphazero, game, 8), saved, game)
+        seen = []
+        record_search(monkeypatch, seen)
+        with pytest.raises(Searched):
+            further.measure_checkpoint(quick_args(checkpoint=saved))
+        assert seen == [expected]
 
 
 def assert_figures(folder, names):
@@ -2846,10 +2834,15 @@ def assert_figures(folder, names):
         assert 300 <= height <= 1500 and 500 <= width <= 1500, (name, height, width)
 
 
+def as_json(results):
+    """results as the JSON holds them: records as objects, numbers as keys turned to text."""
+    return json.loads(json.dumps(results, default=dataclasses.asdict))
+
+
 def test_the_lab_part_1_figure_holds_the_tables_numbers():
     row = evaluate.TicTacToeRow
     r = {"ours": {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)}, "lab": evaluate.LAB["1"]}
-    fig = evaluate.plot_part_1(r)["lab_part_1"]
+    fig = plots.plot_part_1(as_json(r))["lab_part_1"]
     optimal, losses = fig.axes
     lines = {line.get_label(): list(line.get_ydata()) for line in optimal.lines}
     assert lines["policy: ours"] == [0.55, 0.8, 0.85] and lines["search: ours"] == [0.97, 0.99, 0.98]
@@ -2862,13 +2855,13 @@ def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
     row = evaluate.Connect4Row
     r = {"ours": {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}, "lab": evaluate.LAB["2"],
          "more_search": {0: 0.1, 50: 0.6}, "lab_more_search": evaluate.LAB["2_more_search"]}
-    figures = evaluate.plot_part_2(r)
+    figures = plots.plot_part_2(as_json(r))
     lines = {line.get_label(): list(line.get_ydata()) for line in figures["lab_part_2"].axes[0].lines}
     assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
     more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
             for line in figures["lab_part_2_more_search"].axes[0].lines}
     assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
-    fig = evaluate.plot_part_3b({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]})["lab_part_3b"]
+    fig = plots.plot_part_3b(as_json({"ours": {2: 0.6, 4: 0.52}, "lab": evaluate.LAB["3b"]}))["lab_part_3b"]
     lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
     assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
 
@@ -2879,8 +2872,8 @@ def argparse_namespace(**kwargs):
 
 
 def test_the_article_figures_hold_the_searches_numbers():
-    r = evaluate.part_blog(argparse_namespace(quick=True, seed=0))
-    figures = evaluate.plot_blog(r)
+    r = as_json(evaluate.part_blog(argparse_namespace(quick=True, seed=0)))
+    figures = plots.plot_blog(r)
     run = r["go"]["runs"][0]
     bars, share = figures["article_1_figure_2_go"].axes
     assert [p.get_height() for p in bars.patches] == sorted(run["visits"].values(), reverse=True)[:10]
@@ -2893,20 +2886,19 @@ def test_the_article_figures_hold_the_searches_numbers():
     assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
 
 
-def evaluate_checkpoint_scripts(folder):
-    """evaluate.py --checkpoint --quick on a tic-tac-toe network with every weight 0."""
+def checkpoint_scripts(folder):
+    """further.py --checkpoint --quick on a tic-tac-toe network with every weight 0."""
     alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), str(folder / "t.pt"), "tictactoe")
-    return [Script("measured", ["evaluate.py", "--checkpoint", str(folder / "t.pt"), "--quick", "--json",
+    return [Script("measured", ["further.py", "--checkpoint", str(folder / "t.pt"), "--quick", "--json",
                                 str(folder / "r.json"), "--workers", "1"])]
 
 
-def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
-    out = ran(evaluate_checkpoint_scripts, tmp_path)[0]["measured"]
+def test_a_tictactoe_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
+    out = ran(checkpoint_scripts, tmp_path)[0]["measured"]
     assert out.returncode == 0, out.stderr
-    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
-            if line.startswith(("  policy", "  search"))}
-    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
-                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
+    assert "(500 positions, 10 games against the perfect player)" in out.stdout
+    rows = [line.split()[:2] for line in out.stdout.splitlines() if line.startswith(("  policy", "  search"))]
+    assert rows == [["policy", "optimal"], ["policy", "losses"], ["search", "optimal"], ["search", "losses"]]
 
 
 def evaluate_quick_scripts(folder):
@@ -2928,9 +2920,16 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     results = json.loads((folder / "r.json").read_text())
     assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
-    assert_figures(folder / "figures", {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct",
-                                        "lab_part_1", "lab_part_2", "lab_part_2_more_search", "lab_part_3a",
-                                        "lab_part_3b"})
+    drawn = {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct", "lab_part_1",
+             "lab_part_2", "lab_part_2_more_search", "lab_part_3a", "lab_part_3b"}
+    assert_figures(folder / "figures", drawn)
+    # plots.py redraws them from the JSON alone, the same pictures; a file that is no JSON of ours: one line
+    assert run("plots.py", str(folder / "r.json"), "--plots", str(folder / "again")).returncode == 0
+    assert all((folder / "again" / f"{name}.png").read_bytes() == (folder / "figures" / f"{name}.png").read_bytes()
+               for name in drawn)
+    assert exit_message("plots.py", str(folder / "nothing.json")) == \
+        f"plots.py: error: cannot read {folder / 'nothing.json'} as evaluate.py's or further.py's JSON: [Errno 2] " \
+        f"No such file or directory: '{folder / 'nothing.json'}'"
     # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
     # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
     blog = results["blog"]
@@ -3172,7 +3171,7 @@ def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the
     assert len(positions) == 60 and {p.set for p in positions} == set(further.SETS)
     states, rngs = [p.state() for p in positions], [np.random.default_rng(i) for i in range(60)]
     for label, sims in (("policy", 0), ("search 200", 200)):
-        agent = evaluate.Agent(net, sims, "alphazero_plus", **evaluate.search_options(ckpt["settings"]))
+        agent = evaluate.Agent(net, sims, "alphazero_plus", **further.search_options(ckpt["settings"]))
         errors = sum(p.is_error(m) for p, m in zip(positions, agent(states, rngs)))
         assert errors <= SHIPPED_SLICE_ERRORS[label] + 2, (label, errors)
 
@@ -3210,21 +3209,9 @@ def test_the_recipe_figure_holds_its_curve():
                         "search 20 v UCT-50": 0.6},
                    20: {"policy: truth": {"fraction": 0.85}, "search 20: truth": {"fraction": 0.95},
                         "search 20 v UCT-50": 0.7}}, "clock": {10: 40.0, 20: 90.0}}
-    fig = further.plot_recipe(r)["further_recipe"]
+    fig = plots.plot_recipe(as_json(r))["further_recipe"]
     lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
     assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
-
-
-@pytest.mark.parametrize("solver", [2, 1, 0])
-def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver, monkeypatch, tmp_path, capsys):
-    # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player)
-    path = str(tmp_path / "p.pt")
-    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=alphazero_plus.settings("connect4", solver=solver))
-    seen = []
-    record_search(monkeypatch, seen)
-    with pytest.raises(Searched):
-        further.measure_checkpoint(quick_args(checkpoint=path))
-    assert seen == [solver or None]
 
 
 def further_quick_scripts(folder):
@@ -3484,7 +3471,7 @@ def test_the_play_header_says_the_simulations_the_search_made():
     # With the solver a position with a win in one is proven as its root is expanded: the search makes no
     # simulation of the 35 asked, and says so; no bar is drawn without visits.
     import contextlib
-    s = connect4("112233")  # X to move, with 4 in column 1... X wins at once in column 4 (three in a row on row 1)
+    s = connect4("112233")  # X holds columns 1-3 of the bottom row, O the row above: X, to move, wins in column 4
     net = alphazero_plus.NumpyNet(zeroed(alphazero_plus.Net(84, 7, 16)))
     root = alphazero_plus.search([s], net, 35, solver=True)[0]
     out = io.StringIO()

@@ -1,0 +1,283 @@
+"""The figures: every table of evaluate.py and further.py drawn as the curve it is, the documents' numbers beside ours,
+from the JSON they write (matplotlib is imported here only). Each function takes a part's numbers as the JSON holds
+them and returns {file name: figure}.
+
+    python plots.py evaluate.json further.json --plots figures     # redraw a finished run's figures
+"""
+import argparse
+import io
+import json
+import math
+import os
+import statistics
+import sys
+
+import numpy as np
+
+import plumbing
+
+
+def pyplot():
+    """matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ValueError("--plots draws with matplotlib, which is not installed: pip install matplotlib") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def figure(title, rows=1, columns=1, size=(11, 4.2), **options):
+    """A figure with its title, and its axes."""
+    fig, axes = pyplot().subplots(rows, columns, figsize=size, **options)
+    fig.suptitle(title)
+    return fig, axes
+
+
+def beside(ax, xs, ours, theirs, label, color):
+    """Our numbers as a line with dots; the lab's, where it has one, as hollow squares of the same colour."""
+    ax.plot(xs, ours, "o-", color=color, label=f"{label}: ours")
+    known = [(x, t) for x, t in zip(xs, theirs) if t is not None]
+    if known:
+        ax.plot(*zip(*known), "s", color=color, markerfacecolor="none", markersize=9, label=f"{label}: the lab's")
+
+
+def by_number(d):  # a JSON object whose keys are numbers (iterations, simulations), with int keys, in order
+    return {int(k): v for k, v in d.items()}
+
+
+def plot_blog(r):
+    run, figures = r["go"]["runs"][0], {}
+    fig, (left, right) = figures["article_1_figure_2_go"] = figure(
+        f"Article, Part 1, Figure 2: UCT on the 7x7 Go corner (seed {run['seed']}): the visits each move got, and B1's "
+        f"share as the search went on", 1, 2)
+    top = sorted(run["visits"].items(), key=lambda kv: -kv[1])[:10]
+    left.bar([m for m, _ in top], [n for _, n in top], color=["C3" if m == "B1" else "C0" for m, _ in top])
+    left.set(xlabel="Black's move (the 10 most visited)", ylabel="visits", yscale="log")
+    share = by_number(run["b1_share"])
+    right.plot(list(share), list(share.values()), "o-", color="C3", label="ours")
+    right.axhline(r["go"]["article"]["b1_visits"] / 5000, ls=":", color="grey",
+                  label="the article's after 5,000 simulations")
+    right.set(xlabel="simulations", ylabel="B1's share of the visits", ylim=(0, 1))
+    right.legend(loc="lower right")
+
+    chess = r["chess"]["figure"]
+    moves = sorted(chess["flat"], key=lambda m: -chess["flat"][m])
+    colours = ["C3" if m == "Qxd7" else "C1" if m in chess["allowing_mate"] else "C0" for m in moves]
+    fig, (top_ax, bottom_ax) = figures["article_1_figure_3_chess"] = figure(
+        "Article, Part 1, Figure 3: the chess trap. Flat Monte Carlo ranks the free knight first; the tree gives it few "
+        "visits", 2, 1, (11, 6), sharex=True)
+    top_ax.bar(moves, [chess["flat"][m] for m in moves], color=colours)
+    top_ax.set(ylabel="flat Monte Carlo's score", ylim=(0, 1))
+    bottom_ax.bar(moves, [chess["uct_visits"][m] for m in moves], color=colours)
+    bottom_ax.set(ylabel="UCT's visits", xlabel="White's 26 moves, by flat Monte Carlo's score (red: Qxd7; orange: "
+                  "the other moves that allow ...Re1#)")
+    bottom_ax.tick_params(axis="x", rotation=90)
+
+    example, c, total = r["worked_example"], 1.5, 40
+    bonus = lambda prior, n: c * prior * math.sqrt(total) / (1 + n)
+    fig, (left, right) = figures["article_2_figure_2_puct"] = figure(
+        f"Article, Part 2, Figure 2: the PUCT bonus shrinks as visits pile up (40 trips, c_puct = 1.5); the crack wins "
+        f"by {example['crack_margin']:.3f}", 1, 2)
+    for k, (name, (prior, n, q)) in enumerate(example["passages"].items()):
+        trips = np.arange(0, 31)
+        left.plot(trips, bonus(prior, trips), color=f"C{k}", label=f"{name} (P = {prior})")
+        left.plot([n], [bonus(prior, n)], "o", color=f"C{k}")
+    left.set(xlabel="the passage's trips N", ylabel="bonus U = c P sqrt(40) / (1 + N)")
+    left.legend()
+    names, passages = list(example["passages"]), example["passages"].values()
+    right.bar(names, [q for _, _, q in passages], label="average Q")
+    right.bar(names, [bonus(p, n) for p, n, _ in passages], bottom=[q for _, _, q in passages], label="bonus U")
+    right.set(ylabel="Q + U, the select step's score")
+    right.legend()
+    return {name: fig for name, (fig, _) in figures.items()}
+
+
+def plot_part_1(r):
+    ours, lab = by_number(r["ours"]), by_number(r["lab"])
+    fig, (left, right) = figure("Lab, Part 1: AlphaZero on tic-tac-toe, the raw policy and search with 100 simulations",
+                                1, 2)
+    for k, who in enumerate(("policy", "search")):
+        for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
+            beside(ax, list(ours), [row[field] for row in ours.values()],
+                   [lab[it][field] if it in lab else None for it in ours], who, f"C{k}")
+    left.set(xlabel="iteration", ylabel="fraction of the 4,520 positions answered optimally")
+    right.set(xlabel="iteration", ylabel="losses in the games against the perfect player")
+    left.legend(), right.legend()
+    return {"lab_part_1": fig}
+
+
+def plot_part_2(r):
+    ours, lab = by_number(r["ours"]), by_number(r["lab"])
+    fig, ax = figure("Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400", size=(8, 4.8))
+    for k, field in enumerate(next(iter(ours.values()))):
+        beside(ax, list(ours), [row[field] for row in ours.values()],
+               [lab[it][field] if it in lab else None for it in ours], field.replace("_", " "), f"C{k}")
+    ax.set(xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
+    ax.legend(fontsize="small")
+    more, lab_more = by_number(r["more_search"]), by_number(r["lab_more_search"])
+    fig2, ax = figure("Lab, Part 2: the final network with more search, against UCT-400", size=(7, 4.2))
+    beside(ax, [max(s, 1) for s in more], list(more.values()), [lab_more.get(s) for s in more], "the final network", "C0")
+    ax.set(xscale="log", xlabel="simulations (0 drawn at 1: the raw policy)", ylabel="score against UCT-400", ylim=(0, 1))
+    ax.legend()
+    return {"lab_part_2": fig, "lab_part_2_more_search": fig2}
+
+
+def plot_part_3a(r):
+    labels = list(r["ours"])
+    fig, (left, right) = figure("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 "
+                                "seeds (outlines: the lab's)", 1, 2, (12, 4.2))
+    x = np.arange(len(labels))
+    for k, who in enumerate(("policy", "search")):
+        for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
+            ax.bar(x + (k - 0.5) * 0.4, [r["ours"][label][field] for label in labels], 0.4, color=f"C{k}",
+                   label=f"{who}: ours")
+            ax.bar(x + (k - 0.5) * 0.4, [r["lab"][label.rsplit(" ", 1)[0] + f" {i % 3}"][field]  # the lab's seeds 0-2
+                                         for i, label in enumerate(labels)], 0.4, fill=False, edgecolor="k",
+                   label=f"{who}: the lab's" if k == 0 else None)
+    for ax, what in ((left, "fraction of the 4,520 positions answered optimally"), (right, "losses to the perfect player")):
+        ax.set_xticks(x, labels, rotation=30, ha="right")
+        ax.set(ylabel=what)
+    left.legend(fontsize="small")
+    fig.tight_layout()
+    return {"lab_part_3a": fig}
+
+
+def plot_part_3b(r):
+    ours, lab = by_number(r["ours"]), by_number(r["lab"])
+    fig, ax = figure("Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget",
+                     size=(7, 4.2))
+    beside(ax, list(ours), list(ours.values()), [lab.get(s) for s in ours], "Gumbel's score", "C0")
+    ax.axhline(0.5, ls=":", color="grey", label="even")
+    ax.set(xscale="log", xlabel="simulations each", ylabel="Gumbel's score against PUCT", ylim=(0.2, 0.8))
+    ax.legend()
+    return {"lab_part_3b": fig}
+
+
+def plot_questions(r):
+    truth = by_number(r["truth"]["ours"])
+    fig, ax = figure("Going further: measuring against the truth, beside the score against UCT-400", size=(8, 4.5))
+    ax.plot(list(truth), [t["policy"]["fraction"] for t in truth.values()], "o--", color="C0", label="raw policy: the truth")
+    ax.plot(list(truth), [t["search"]["fraction"] for t in truth.values()], "o-", color="C0", label="search: the truth")
+    ax.plot(list(truth), [t["search_v_uct"] for t in truth.values()], "s-", color="C1", label="search: score against UCT")
+    ax.set(xlabel="Part 2's iteration", ylabel="fraction of moves keeping the exact outcome; score", ylim=(0, 1.02))
+    ax.legend()
+    figures = {"further_truth_v_uct": fig}
+
+    fig, (by_games, by_seconds) = figure("Going further: a convolutional network against the lab's MLP, per game and "
+                                         "per second", 1, 2, sharey=True)
+    for k, name in enumerate(("mlp", "conv")):
+        runs = by_number(r["conv"][name])
+        truth = [run["search_truth"] for run in runs.values()]
+        by_games.plot(list(runs), truth, "o-", color=f"C{k}", label=name)
+        by_seconds.plot([run["seconds"] for run in runs.values()], truth, "o-", color=f"C{k}")
+    by_games.set(xlabel="iteration (games played: 100 each)", ylabel="search: the truth")
+    by_seconds.set(xlabel="seconds of training on two cores")
+    by_games.legend()
+    figures["further_conv_v_mlp"] = fig
+
+    ours, measures = r["gumbel"]["ours"], ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_truth")
+    fig, ax = figure("Going further: Connect Four trained with 4 and 8 simulations a move, PUCT (pale) against Gumbel",
+                     size=(9, 4.2))
+    x = np.arange(len(measures))
+    for k, label in enumerate(ours):
+        ax.bar(x + (k - 1.5) * 0.2, [ours[label][m] for m in measures], 0.2, label=label, color=f"C{k // 2}",
+               alpha=0.55 if label.startswith("puct") else 1.0)
+    ax.set_xticks(x, [m.replace("_", " ") for m in measures])
+    ax.set(ylabel="score; fraction keeping the exact outcome", ylim=(0, 1))
+    ax.legend()
+    figures["further_puct_v_gumbel"] = fig
+
+    ttt, way = r["tictactoe"], lambda key: key.rsplit(" seed ", 1)[0]  # "no noise seed 1" -> "no noise"
+    ways = list(dict.fromkeys(map(way, ttt["curves"])))  # in the order they ran
+    fig, (curves, spots) = figure("Going further in tic-tac-toe: random openings, and what noise and temperature do",
+                                  1, 2, (12, 4.2))
+    for k, name in enumerate(ways):
+        runs = [by_number(c) for key, c in ttt["curves"].items() if way(key) == name]
+        curves.plot(list(runs[0]), [statistics.mean(c[it] for c in runs) for it in runs[0]], "o-", color=f"C{k}",
+                    label=name)
+        spots.bar(k, statistics.mean(f["blind_spots"] for key, f in ttt["final"].items() if way(key) == name),
+                  color=f"C{k}")
+    curves.set(xlabel="iteration", ylabel="raw policy: optimal over the 4,520 positions (mean of 3 seeds)")
+    curves.legend(fontsize="small")
+    spots.set_xticks(range(len(ways)), ways, rotation=25, ha="right")
+    spots.set(ylabel="blind spots at the last iteration (mean of 3 seeds)")
+    fig.tight_layout()
+    figures["further_tictactoe"] = fig
+    return figures
+
+
+def plot_recipe(r):
+    curve, clock = by_number(r["curve"]), by_number(r["clock"])
+    first = next(iter(curve.values()))
+    versus = next(k for k in first if " v UCT" in k)
+    fig, ax = figure("The recipe's learning curve: python alphazero_plus.py --game connect4", size=(8, 4.5))
+    for k, key in enumerate(k for k in first if k.endswith("truth")):
+        ax.plot(list(curve), [c[key]["fraction"] for c in curve.values()], "o-", color=f"C{k}", label=key)
+    ax.plot(list(curve), [c[versus] for c in curve.values()], "s-", color="C2", label=versus)
+    for it, c in curve.items():
+        ax.annotate(f"{clock[it]:.0f} s", (it, c[versus]), textcoords="offset points", xytext=(0, -14), ha="center",
+                    fontsize="small")
+    ax.set(xlabel="iteration (seconds of training beside each point)", ylabel="fraction keeping the outcome; score",
+           ylim=(0, 1.02))
+    ax.legend()
+    return {"further_recipe": fig}
+
+
+def plot_benchmark(name, rates):
+    """Each set's error rate: ours ({label: {set: rate}}) as bars, AlphaZero.jl's and minimax's as markers."""
+    from further import SETS, THEIRS
+    fig, ax = figure(f"{name} on the benchmark: positions from random games, each move valued by a perfect solver",
+                     size=(10, 4.5))
+    x = np.arange(len(SETS))
+    for k, (label, rate) in enumerate(rates.items()):
+        ax.bar(x + (k - (len(rates) - 1) / 2) * 0.25, [100 * rate[s] for s in SETS], 0.25, label=f"{label}: ours")
+    for marker, (label, rate) in zip("Dv", THEIRS.items()):
+        ax.plot(x, [100 * rate[s] for s in SETS], marker, color="k", markerfacecolor="none", ls="", label=f"{label}: theirs")
+    ax.set_xticks(x, SETS)
+    ax.set(ylabel="errors (% of the set's 200 positions)")
+    ax.legend(fontsize="small")
+    return fig
+
+
+PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_3a, "3b": plot_part_3b,
+         "questions": plot_questions, "recipe": lambda r: dict(plot_recipe(r), further_benchmark_recipe=plot_benchmark(
+             "the recipe's network", r["final"]["benchmark"])),
+         "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"])}}
+
+
+def folder(path):
+    """Check before any work that the figures can be drawn into path (matplotlib there, the folder made)."""
+    pyplot()
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot make the folder {path!r}: {e.strerror}") from None
+
+
+def draw(paths, out):
+    """Every figure of the parts in the JSON files `paths` (null read as nan: a fraction of none), a PNG each in the
+    folder `out` (plumbing.write_atomic)."""
+    folder(out)
+    plt, drawn = pyplot(), []
+    for path in paths:
+        try:
+            results = json.load(open(path), object_hook=lambda d: {k: math.nan if v is None else v for k, v in d.items()})
+        except (OSError, ValueError) as e:
+            raise ValueError(f"cannot read {path} as evaluate.py's or further.py's JSON: {e}") from None
+        for name, fig in [item for part, r in results.items() if part in PLOTS for item in PLOTS[part](r).items()]:
+            fig.savefig(png := io.BytesIO(), dpi=90, bbox_inches="tight")
+            plumbing.write_atomic(os.path.join(out, f"{name}.png"), png.getvalue())
+            plt.close(fig)
+            drawn.append(name)
+    print(f"\n{len(drawn)} figures in {out}: " + ", ".join(f"{name}.png" for name in drawn))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")
+    parser.add_argument("json", nargs="+", help="JSON files that evaluate.py or further.py wrote")
+    parser.add_argument("--plots", metavar="DIR", default="figures", help="the folder of the PNGs (default figures)")
+    args = parser.parse_args()
+    plumbing.run_main(lambda: draw(args.json, args.plots))
