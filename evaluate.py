@@ -297,7 +297,8 @@ def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=N
 
     def kept(it, net):
         if it in keep:
-            nets[it], clock[it] = trainer.NumpyNet(net), round(sum(r["self_play_s"] + r["training_s"] for r in run.rows), 1)
+            nets[it] = trainer.NumpyNet(net)
+            clock[it] = round(sum(r["self_play_s"] + r["training_s"] for r in run.rows), 1)
             on_kept and on_kept(it, nets[it])
         if save_last and it == cfg["iterations"]:
             trainer.save(net, save_last, game, cfg=cfg)
@@ -512,7 +513,7 @@ def part_1(args):
     progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
              f"{cfg['simulations']} simulations")
     jobs = Jobs()  # each network's measures begin as the training keeps it
-    trained = train_keeping("tictactoe", cfg, args.seed, keep, workers=args.workers, on_kept=lambda it, net: jobs.add(
+    train_keeping("tictactoe", cfg, args.seed, keep, workers=args.workers, on_kept=lambda it, net: jobs.add(
         tictactoe_jobs(net, cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:")))
     progress(f"part 1: measuring {len(keep)} networks on {n_positions:,} positions and {n_games} games each")
     r = jobs.results()

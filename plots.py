@@ -1,6 +1,5 @@
 """The figures: every table of evaluate.py and further.py drawn as the curve it is, the documents' numbers beside ours,
-from the JSON they write (matplotlib is imported here only). Each function takes a part's numbers as the JSON holds
-them and returns {file name: figure}.
+from the JSON they write (matplotlib imported here only): a function a part, its numbers to {file name: figure}.
 
     python plots.py evaluate.json further.json --plots figures     # redraw a finished run's figures
 """
@@ -17,8 +16,7 @@ import numpy as np
 import plumbing
 
 
-def pyplot():
-    """matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)."""
+def pyplot():  # matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)
     try:
         import matplotlib
     except ImportError:
@@ -28,8 +26,7 @@ def pyplot():
     return plt
 
 
-def figure(title, rows=1, columns=1, size=(11, 4.2), **options):
-    """A figure with its title, and its axes."""
+def figure(title, rows=1, columns=1, size=(11, 4.2), **options):  # a figure with its title, and its axes
     fig, axes = pyplot().subplots(rows, columns, figsize=size, **options)
     fig.suptitle(title)
     return fig, axes
@@ -55,10 +52,9 @@ def plot_blog(r):
     top = sorted(run["visits"].items(), key=lambda kv: -kv[1])[:10]
     left.bar([m for m, _ in top], [n for _, n in top], color=["C3" if m == "B1" else "C0" for m, _ in top])
     left.set(xlabel="Black's move (the 10 most visited)", ylabel="visits", yscale="log")
-    share = by_number(run["b1_share"])
-    right.plot(list(share), list(share.values()), "o-", color="C3", label="ours")
-    right.axhline(r["go"]["article"]["b1_visits"] / 5000, ls=":", color="grey",
-                  label="the article's after 5,000 simulations")
+    right.plot(*zip(*by_number(run["b1_share"]).items()), "o-", color="C3", label="ours")
+    right.axhline(r["go"]["article"]["b1_visits"] / 5000, ls=":", color="grey", label="the article's after 5,000 "
+                  "simulations")
     right.set(xlabel="simulations", ylabel="B1's share of the visits", ylim=(0, 1))
     right.legend(loc="lower right")
 
@@ -81,14 +77,13 @@ def plot_blog(r):
         f"Article, Part 2, Figure 2: the PUCT bonus shrinks as visits pile up (40 trips, c_puct = 1.5); the crack wins "
         f"by {example['crack_margin']:.3f}", 1, 2)
     for k, (name, (prior, n, q)) in enumerate(example["passages"].items()):
-        trips = np.arange(0, 31)
-        left.plot(trips, bonus(prior, trips), color=f"C{k}", label=f"{name} (P = {prior})")
+        left.plot(np.arange(31), bonus(prior, np.arange(31)), color=f"C{k}", label=f"{name} (P = {prior})")
         left.plot([n], [bonus(prior, n)], "o", color=f"C{k}")
     left.set(xlabel="the passage's trips N", ylabel="bonus U = c P sqrt(40) / (1 + N)")
     left.legend()
-    names, passages = list(example["passages"]), example["passages"].values()
-    right.bar(names, [q for _, _, q in passages], label="average Q")
-    right.bar(names, [bonus(p, n) for p, n, _ in passages], bottom=[q for _, _, q in passages], label="bonus U")
+    names, (prior, n, q) = list(example["passages"]), zip(*example["passages"].values())
+    right.bar(names, q, label="average Q")
+    right.bar(names, bonus(np.array(prior), np.array(n)), bottom=q, label="bonus U")
     right.set(ylabel="Q + U, the select step's score")
     right.legend()
     return {name: fig for name, (fig, _) in figures.items()}
@@ -247,8 +242,7 @@ PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_
          "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"])}}
 
 
-def folder(path):
-    """Check before any work that the figures can be drawn into path (matplotlib there, the folder made)."""
+def folder(path):  # before any work: can the figures be drawn into path (matplotlib there, the folder made)?
     pyplot()
     try:
         os.makedirs(path, exist_ok=True)
@@ -263,7 +257,8 @@ def draw(paths, out):
     plt, drawn = pyplot(), []
     for path in paths:
         try:
-            results = json.load(open(path), object_hook=lambda d: {k: math.nan if v is None else v for k, v in d.items()})
+            with open(path) as f:
+                results = json.load(f, object_hook=lambda d: {k: math.nan if v is None else v for k, v in d.items()})
         except (OSError, ValueError) as e:
             raise ValueError(f"cannot read {path} as evaluate.py's or further.py's JSON: {e}") from None
         for name, fig in [item for part, r in results.items() if part in PLOTS for item in PLOTS[part](r).items()]:
@@ -276,7 +271,7 @@ def draw(paths, out):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, status 1
     parser.add_argument("json", nargs="+", help="JSON files that evaluate.py or further.py wrote")
     parser.add_argument("--plots", metavar="DIR", default="figures", help="the folder of the PNGs (default figures)")
     args = parser.parse_args()
