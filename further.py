@@ -4,7 +4,7 @@ lab's five "Going further" questions answered by measurement, and the strong pla
     python further.py                          # everything: about 46 minutes on 2 cores (estimated)
     python further.py --part questions         # the five questions: the solver's check, then Part 2, then the rest
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
-    python further.py --quick                  # every part at a small size, in under a minute
+    python further.py --quick                  # every part at a small size, in a minute or two
     python further.py --checkpoint data/connect4_plus.pt  # measure a saved network instead (see measure_checkpoint)
 """
 import collections
@@ -242,7 +242,8 @@ def report_sizes(quick):
 
 def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **options):
     """A Connect Four network searching as `algorithm` with `options` (alphazero_plus's solver=True, say), measured
-    with `n_simulations` and DEEP_SIMULATIONS: against the tactical player, UCT-400 and SolverPlayer, and the truth."""
+    with `n_simulations` and DEEP_SIMULATIONS: against the tactical player, UCT-400 and SolverPlayer, the truth, and
+    the benchmark (BENCHMARK_SIMULATIONS). --quick: fewer games, UCT-50, 20 simulations, 5 positions a set."""
     n, deep = report_sizes(args.quick), 20 if args.quick else DEEP_SIMULATIONS
     agent = lambda sims: Agent(net, sims, algorithm, **options)
     jobs = {"policy v tactical": Match("connect4", agent(0), tactical_player, n.v_tactical, args.seed),
@@ -724,7 +725,7 @@ def part_recipe(args):
     positions = read_benchmark()[::40] if q else read_benchmark()
 
     def curve_jobs(it, net):  # each network searches as the recipe's does (with --solver, say)
-        agent = lambda sims: Agent(net, sims, "alphazero_plus", **search_options(cfg))
+        agent = lambda sims: Agent(net, sims, "alphazero_plus", **evaluate.search_options(cfg))
         return {**truth_jobs(agent, (0, deep), n.truth, args.seed, n.truth_budget, f"{it}:"),
                 f"{it}:{v_uct}": Match("connect4", agent(deep), UCTPlayer(n.uct), n_uct, args.seed),
                 **benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep))}
@@ -738,7 +739,7 @@ def part_recipe(args):
     evaluate.progress(f"recipe: measuring iterations {keep[:-1]}: the truth, UCT-{n.uct} and the benchmark")
     r = measures.results()
     final = connect4_report(trained.nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args,
-                            "alphazero_plus", **search_options(cfg))
+                            "alphazero_plus", **evaluate.search_options(cfg))
     bench = final["benchmark"]
     curve = {it: {**{k: r[f"{it}:{k}"] for k in truths}, v_uct: round(mean(r[f"{it}:{v_uct}"]), 3),
                   **{k: statistics.mean(r[f"{it}:benchmark {label}"].values()) for k, label in errors.items()}}
@@ -767,26 +768,13 @@ def part_recipe(args):
             "checks": bars, "seconds_trained": round(seconds, 1), "lab_seconds": round(lab_seconds, 1)}
 
 
-def search_options(cfg):
-    """How a network trained with the settings cfg searches: alphazero_plus's search, with the solver if it had it."""
-    return {"solver": cfg["solver"]} if cfg.get("solver") else {}
-
-
 def measure_checkpoint(args):
-    """A saved network (from alphazero.py or alphazero_plus.py), searching as alphazero_plus.py with the solver its
-    settings record: a Connect Four one with connect4_report, a tic-tac-toe one as the lab's Part 1 measures one."""
-    ckpt = alphazero_plus.load(args.checkpoint, as_net=False)
-    net, options = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint)), search_options(ckpt.get("settings") or {})
-    game, sims = ckpt["game"], alphazero_plus.settings(ckpt["game"])["simulations"]
-    if game == "connect4":
-        return connect4_report(net, args.checkpoint, sims, args, "alphazero_plus", **options)
-    n_games, n_positions = (10, 500) if args.quick else (100, 4520)
-    ours = dataclasses.asdict(evaluate.tictactoe_row(run_jobs(evaluate.tictactoe_jobs(
-        net, sims, n_games, n_positions, args.seed, "", "alphazero_plus", **options))))
-    evaluate.table(f"{args.checkpoint}: a {game} network, {sims} simulations of alphazero_plus.py's search "
-                   f"({n_positions:,} positions, {n_games} games against the perfect player)", ["measure", "ours"],
-                   [[key.replace("_", " "), value] for key, value in ours.items()])
-    return ours
+    """A Connect Four network (from alphazero.py or alphazero_plus.py): connect4_report, searching as alphazero_plus.py
+    with the solver its settings record (without settings, as alphazero.py does)."""
+    net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
+    cfg = alphazero_plus.load(args.checkpoint, "connect4", as_net=False).get("settings") or {}
+    return connect4_report(net, args.checkpoint, alphazero_plus.settings("connect4")["simulations"], args,
+                           "alphazero_plus", **evaluate.search_options(cfg))
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions),
@@ -795,14 +783,10 @@ PARTS = {"questions": ("the five going-further questions", part_questions),
 
 def main():
     parser = evaluate.command_line(__doc__, PARTS, "further.json")
-    parser.add_argument("--checkpoint", help="measure this saved network (tic-tac-toe or Connect Four) instead")
     parser.add_argument("--c4-positions", default=C4_POSITIONS, help="Connect Four positions valued by a public "
                         "solver, to check ours (default data/c4_positions.txt)")
     args = parser.parse_args()
-    if args.checkpoint is not None:  # (before any work, as a bad positions file is)
-        args.part == "all" or parser.error("--part is for the parts; --checkpoint measures one network")
-        alphazero_plus.load(args.checkpoint, as_net=False)
-    read_positions(args.c4_positions)
+    read_positions(args.c4_positions)  # (before any work)
     with evaluate.report(args, parser) as results:
         results.update({"checkpoint": measure_checkpoint(args)} if args.checkpoint else evaluate.run_parts(PARTS, args))
     return f"\n{time.time() - evaluate.START:.0f} s in all; every number is in {args.json}"

@@ -1,5 +1,6 @@
-"""The figures: every table of evaluate.py and further.py drawn as the curve it is, the documents' numbers beside ours,
-from the JSON they write (matplotlib imported here only): a function a part, its numbers to {file name: figure}.
+"""The figures: the tables of evaluate.py and further.py drawn as the curves they are, the documents' numbers beside ours
+where they have some, from the JSON the reports write (matplotlib imported here only): a function a part, from its
+numbers to {file name: figure}.
 
     python plots.py evaluate.json further.json --plots figures     # redraw a finished run's figures
 """
@@ -239,7 +240,8 @@ def plot_benchmark(name, rates):
 PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_3a, "3b": plot_part_3b,
          "questions": plot_questions, "recipe": lambda r: dict(plot_recipe(r), further_benchmark_recipe=plot_benchmark(
              "the recipe's network", r["final"]["benchmark"])),
-         "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"])}}
+         "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"])}
+         if "benchmark" in r else {}}  # (further.py's --checkpoint; evaluate.py's has no figure)
 
 
 def folder(path):  # before any work: can the figures be drawn into path (matplotlib there, the folder made)?

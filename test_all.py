@@ -2763,13 +2763,20 @@ def test_a_match_of_draws_scores_one_half_a_game_and_the_rows_count_no_loss(monk
     assert r["policy_games"] == [0.5] * 6 and r["search_games"] == [0.5] * 6
 
 
-def test_a_tictactoe_checkpoint_reports_draws_as_no_loss(monkeypatch, tmp_path, capsys):
-    # further.py --checkpoint on a tic-tac-toe network, every game drawn: no loss counted
+def test_evaluate_checkpoint_reports_draws_as_one_half(monkeypatch, tmp_path, capsys):
+    # --checkpoint on a Connect Four and a tic-tac-toe network: every match score 0.5, no loss counted
     drawn_starts(monkeypatch)
-    path = str(tmp_path / "t.pt")
-    alphazero.save(net_for(alphazero, "tictactoe", 8), path, "tictactoe")
-    ours = further.measure_checkpoint(quick_args(checkpoint=path))
-    assert ours["policy_losses"] == 0 and ours["search_losses"] == 0
+    for game in ("connect4", "tictactoe"):
+        path = str(tmp_path / f"{game}.pt")
+        alphazero.save(net_for(alphazero, game, 8), path, game)
+        if game == "connect4":
+            monkeypatch.setattr(evaluate, "part_2_sizes", lambda quick: (4, 2, 5))
+            ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
+            assert ours == {"policy_v_tactical": 0.5, "search_v_random": 0.5, "search_v_tactical": 0.5,
+                            "search_v_uct": 0.5}
+        else:
+            ours = evaluate.measure_checkpoint(quick_args(checkpoint=path))
+            assert ours["policy_losses"] == 0 and ours["search_losses"] == 0
 
 
 def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys):
@@ -2806,21 +2813,32 @@ def record_search(monkeypatch, seen):
     monkeypatch.setattr(alphazero_plus, "search", search)
 
 
+@pytest.mark.parametrize("solver", [0, 1, 2])
+def test_search_options_and_load_any_give_the_solver_a_checkpoint_records(solver, tmp_path):
+    cfg = alphazero_plus.settings("connect4", solver=solver)
+    path = str(tmp_path / "p.pt")
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=cfg)
+    expected = {"solver": solver} if solver else {}
+    assert evaluate.search_options(cfg) == expected
+    net, game, algorithm, options = evaluate.load_any(path)
+    assert algorithm == "alphazero_plus" and options == expected and game == "connect4"
+    # a network from alphazero.py records no solver (training settings without it, or none at all): none
+    alphazero.save(net_for(alphazero, "connect4", 8), path, "connect4")
+    assert evaluate.load_any(path)[1:] == ("connect4", "alphazero", {})
+
+
 @pytest.mark.parametrize("game, solver", [("connect4", 2), ("connect4", 1), ("tictactoe", 1), ("connect4", 0)])
-def test_a_checkpoint_is_measured_with_the_solver_its_settings_record(game, solver, monkeypatch, tmp_path, capsys):
-    # The first search of further.py --checkpoint's measure (after the raw policy's) is alphazero_plus's, with
-    # solver=N as saved; a checkpoint trained with --solver 0 searches with no solver option at all, and so does one
-    # from alphazero.py, which records no solver
+def test_evaluate_checkpoint_searches_with_the_solver_its_settings_record(game, solver, monkeypatch, tmp_path,
+                                                                         capsys):
+    # The first search of the measure (after the raw policy's games) is alphazero_plus's, with solver=N as saved;
+    # a checkpoint trained with --solver 0 searches with no solver option at all
     path = str(tmp_path / "p.pt")
     alphazero_plus.save(net_for(alphazero_plus, game, 8), path, game, cfg=alphazero_plus.settings(game, solver=solver))
-    for saved, expected in ((path, solver or None), (str(tmp_path / "a.pt"), None)):
-        if saved != path:
-            alphazero.save(net_for(alphazero, game, 8), saved, game)
-        seen = []
-        record_search(monkeypatch, seen)
-        with pytest.raises(Searched):
-            further.measure_checkpoint(quick_args(checkpoint=saved))
-        assert seen == [expected]
+    seen = []
+    record_search(monkeypatch, seen)
+    with pytest.raises(Searched):
+        evaluate.measure_checkpoint(quick_args(checkpoint=path))
+    assert seen == [solver or None]
 
 
 def assert_figures(folder, names):
@@ -2886,19 +2904,20 @@ def test_the_article_figures_hold_the_searches_numbers():
     assert (list(crack.get_xdata()), round(float(crack.get_ydata()[0]), 3)) == ([11], 0.198)
 
 
-def checkpoint_scripts(folder):
-    """further.py --checkpoint --quick on a tic-tac-toe network with every weight 0."""
+def evaluate_checkpoint_scripts(folder):
+    """evaluate.py --checkpoint --quick on a tic-tac-toe network with every weight 0."""
     alphazero.save(zeroed(net_for(alphazero, "tictactoe", 8)), str(folder / "t.pt"), "tictactoe")
-    return [Script("measured", ["further.py", "--checkpoint", str(folder / "t.pt"), "--quick", "--json",
+    return [Script("measured", ["evaluate.py", "--checkpoint", str(folder / "t.pt"), "--quick", "--json",
                                 str(folder / "r.json"), "--workers", "1"])]
 
 
-def test_a_tictactoe_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
-    out = ran(checkpoint_scripts, tmp_path)[0]["measured"]
+def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path):
+    out = ran(evaluate_checkpoint_scripts, tmp_path)[0]["measured"]
     assert out.returncode == 0, out.stderr
-    assert "(500 positions, 10 games against the perfect player)" in out.stdout
-    rows = [line.split()[:2] for line in out.stdout.splitlines() if line.startswith(("  policy", "  search"))]
-    assert rows == [["policy", "optimal"], ["policy", "losses"], ["search", "optimal"], ["search", "losses"]]
+    rows = {" ".join(line.split()[:2]): line.split()[2:4] for line in out.stdout.splitlines()
+            if line.startswith(("  policy", "  search"))}
+    assert rows == {"policy optimal": ["500", "positions"], "policy losses": ["10", "games"],
+                    "search optimal": ["500", "positions"], "search losses": ["10", "games"]}
 
 
 def evaluate_quick_scripts(folder):
@@ -3171,7 +3190,7 @@ def test_the_shipped_network_errs_no_more_than_further_md_says_on_a_slice_of_the
     assert len(positions) == 60 and {p.set for p in positions} == set(further.SETS)
     states, rngs = [p.state() for p in positions], [np.random.default_rng(i) for i in range(60)]
     for label, sims in (("policy", 0), ("search 200", 200)):
-        agent = evaluate.Agent(net, sims, "alphazero_plus", **further.search_options(ckpt["settings"]))
+        agent = evaluate.Agent(net, sims, "alphazero_plus", **evaluate.search_options(ckpt["settings"]))
         errors = sum(p.is_error(m) for p, m in zip(positions, agent(states, rngs)))
         assert errors <= SHIPPED_SLICE_ERRORS[label] + 2, (label, errors)
 
@@ -3212,6 +3231,18 @@ def test_the_recipe_figure_holds_its_curve():
     fig = plots.plot_recipe(as_json(r))["further_recipe"]
     lines = {line.get_label(): list(line.get_ydata()) for line in fig.axes[0].lines}
     assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
+
+
+@pytest.mark.parametrize("solver", [2, 1, 0])
+def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver, monkeypatch, tmp_path, capsys):
+    # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player)
+    path = str(tmp_path / "p.pt")
+    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=alphazero_plus.settings("connect4", solver=solver))
+    seen = []
+    record_search(monkeypatch, seen)
+    with pytest.raises(Searched):
+        further.measure_checkpoint(quick_args(checkpoint=path))
+    assert seen == [solver or None]
 
 
 def further_quick_scripts(folder):
