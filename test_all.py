@@ -2580,17 +2580,10 @@ def test_within_the_noise_is_two_standard_errors_of_a_difference_worked_by_hand(
     assert evaluate.within_noise(0.917, 0.87) and not evaluate.within_noise(0.917, 0.86)  # fractions: 0.05
 
 
-@dataclasses.dataclass
-class Indices:  # a job whose pieces return the indices they were given
-    size: int
-    run = staticmethod(lambda indices: [indices])
-    total = staticmethod(lambda pieces: pieces)
-
-
 def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
     # 10 items in 4 pieces (evaluate.PIECES): 2, 3, 2, 3 of them, every index once, in order; 3 items: three of one
-    assert evaluate.PIECES == 4
-    assert evaluate.run_jobs({"ten": Indices(10), "three": Indices(3)}) == {
+    job = lambda n: types.SimpleNamespace(size=n, run=lambda indices: [indices], total=lambda pieces: pieces)
+    assert evaluate.PIECES == 4 and evaluate.run_jobs({"ten": job(10), "three": job(3)}) == {
         "ten": [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]], "three": [[0], [1], [2]]}
 
 
@@ -2884,13 +2877,8 @@ def test_the_lab_part_2_and_3b_figures_hold_the_tables_numbers():
     assert lines["Gumbel's score: ours"] == [0.6, 0.52] and lines["Gumbel's score: the lab's"] == [0.54, 0.55]
 
 
-def argparse_namespace(**kwargs):
-    import argparse
-    return argparse.Namespace(**kwargs)
-
-
 def test_the_article_figures_hold_the_searches_numbers():
-    r = as_json(evaluate.part_blog(argparse_namespace(quick=True, seed=0)))
+    r = as_json(evaluate.part_blog(quick_args()))
     figures = plots.plot_blog(r)
     run = r["go"]["runs"][0]
     bars, share = figures["article_1_figure_2_go"].axes
