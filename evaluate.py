@@ -3,7 +3,7 @@ tables: UCT on Go and chess, PUCT, the worked example), and the lab's part_1 (Al
 exact solution), part_2 (Connect Four against three opponents), part_3a (PUCT and Gumbel trained with 2 simulations a
 move) and part_3b (Gumbel against PUCT with Part 2's network). Each reads top to bottom: train, measure, print, judge.
 
-    python evaluate.py                      # every table (about 4 minutes on 2 cores)
+    python evaluate.py                      # every table (4 to 9 minutes on 2 cores)
     python evaluate.py --part 2             # one part: blog, 1, 2, 3a or 3b
     python evaluate.py --quick              # every part at a small size, in seconds
     python evaluate.py --plots figures      # then the figures (python plots.py evaluate.json redraws them)
@@ -763,8 +763,8 @@ def run_parts(parts, args):
         since = time.time()
         results[part] = parts[part][1](args)
         results[part]["seconds"] = round(time.time() - since, 1)
-    table("Summary: each part's time, and how many of its checks hold (our numbers within the documents' noise or\n"
-          "  bounds, a bar met)",
+    table("Summary: each part's time, and how many of its checks hold\n"
+          "  (our numbers within the documents' noise or bounds, a bar met)",
           ["part", "", "time", "within"], [[part, parts[part][0], f"{r['seconds']:.0f} s",
                                             f"{sum(c.within for c in r['checks'])} of {len(r['checks'])}"]
                                            for part, r in results.items()])

@@ -116,6 +116,8 @@ def plot_part_2(r):
     fig2, ax = figure("Lab, Part 2: the final network with more search, against UCT-400", size=(7, 4.2))
     beside(ax, [max(s, 1) for s in more], list(more.values()), [lab_more.get(s) for s in more], "the final network", "C0")
     ax.set(xscale="log", xlabel="simulations (0 drawn at 1: the raw policy)", ylabel="score against UCT-400", ylim=(0, 1))
+    ax.set_xticks([max(s, 1) for s in more], [str(s) for s in more])
+    ax.minorticks_off()
     ax.legend()
     return {"lab_part_2": fig, "lab_part_2_more_search": fig2}
 
@@ -147,6 +149,8 @@ def plot_part_3b(r):
     beside(ax, list(ours), list(ours.values()), [lab.get(s) for s in ours], "Gumbel's score", "C0")
     ax.axhline(0.5, ls=":", color="grey", label="even")
     ax.set(xscale="log", xlabel="simulations each", ylabel="Gumbel's score against PUCT", ylim=(0.2, 0.8))
+    ax.set_xticks(list(ours), [str(s) for s in ours])
+    ax.minorticks_off()
     ax.legend()
     return {"lab_part_3b": fig}
 
@@ -261,6 +265,8 @@ def draw(paths, out):
         try:
             with open(path) as f:
                 results = json.load(f, object_hook=lambda d: {k: math.nan if v is None else v for k, v in d.items()})
+            if not isinstance(results, dict):
+                raise ValueError("not an object of parts")
         except (OSError, ValueError) as e:
             raise ValueError(f"cannot read {path} as evaluate.py's or further.py's JSON: {e}") from None
         for name, fig in [item for part, r in results.items() if part in PLOTS for item in PLOTS[part](r).items()]:
@@ -268,7 +274,7 @@ def draw(paths, out):
             plumbing.write_atomic(os.path.join(out, f"{name}.png"), png.getvalue())
             plt.close(fig)
             drawn.append(name)
-    print(f"\n{len(drawn)} figures in {out}: " + ", ".join(f"{name}.png" for name in drawn))
+    print(f"\n{len(drawn)} figure{'s' * (len(drawn) != 1)} in {out}" + ": " * bool(drawn) + ", ".join(f"{name}.png" for name in drawn))
 
 
 if __name__ == "__main__":
