@@ -11,6 +11,7 @@ move) and part_3b (Gumbel against PUCT with Part 2's network). Each reads top to
 Going further than the documents (the exact Connect Four solver, the five questions, the strong player): further.py.
 """
 import argparse
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -46,25 +47,12 @@ ARTICLE = {"go": {"b1_visits": 4331, "b1_win_rate": 0.90, "runner_up": "F1 51 (0
                     "leaning_share": 0.96}}
 
 
-@dataclasses.dataclass
-class TicTacToeRow:
-    """A row of the lab's tic-tac-toe tables: for the raw policy and for search, the fraction of positions answered
-    with an optimal move, and the losses in the games against the perfect player."""
-    policy_optimal: float
-    policy_losses: int
-    search_optimal: float
-    search_losses: int
-
-
-@dataclasses.dataclass
-class Connect4Row:
-    """A row of the lab's Part 2 table: scores (win 1, draw 1/2) of the raw policy against the tactical player, and
-    of search against random, tactical and UCT-400."""
-    policy_v_tactical: float
-    search_v_random: float
-    search_v_tactical: float
-    search_v_uct: float
-
+# A row of the lab's tic-tac-toe tables: for the raw policy and for search, the fraction of positions answered with
+# an optimal move, and the losses in the games against the perfect player
+TicTacToeRow = collections.namedtuple("TicTacToeRow", "policy_optimal policy_losses search_optimal search_losses")
+# A row of the lab's Part 2 table: scores (win 1, draw 1/2) of the raw policy against the tactical player, and of search
+# against random, tactical and UCT-400
+Connect4Row = collections.namedtuple("Connect4Row", "policy_v_tactical search_v_random search_v_tactical search_v_uct")
 
 LAB = {
     "1": {0: TicTacToeRow(0.574, 76, 0.982, 42), 5: TicTacToeRow(0.885, 3, 0.988, 5),
@@ -282,12 +270,8 @@ def run_jobs(jobs):  # jobs measured now: {key: the job's total}
     return Jobs(jobs).results()
 
 
-@dataclasses.dataclass
-class Trained:  # a training: its settings, networks kept, seconds spent up to each (self-play, Adam), wall seconds
-    cfg: dict
-    nets: dict
-    clock: dict
-    seconds: float
+# A training: its settings, networks kept, seconds spent up to each (self-play, Adam), and its wall seconds
+Trained = collections.namedtuple("Trained", "cfg nets clock seconds")
 
 
 def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=None, save_last=None, log=True):
@@ -314,13 +298,8 @@ def train_one(module, game, cfg, seed, keep):  # train_keeping in a worker, quie
 # ----------------------------------------------------------------------------------------------------------------
 # The verdicts: each of our numbers against the documents', and the tables
 
-@dataclasses.dataclass
-class Check:
-    """One of our numbers against the documents': `within` their noise, or the bounds around a number they give once."""
-    name: str
-    ours: object
-    theirs: object
-    within: bool
+# One of our numbers against the documents': `within` their noise, or the bounds around a number they give once
+Check = collections.namedtuple("Check", "name ours theirs within")
 
 
 FRACTION_TOLERANCE = 0.05  # optimal-move fractions: about the spread between the lab's own seeds in Part 3a
@@ -355,8 +334,7 @@ def table(title, header, rows):
 
 def beside(ours, theirs):
     """A row's cells: each of our record's numbers, then the document's (blank where it has no row)."""
-    return [x for pair in zip(dataclasses.astuple(ours), dataclasses.astuple(theirs) if theirs else [""] * 4)
-            for x in pair]
+    return [x for pair in zip(ours, theirs or [""] * 4) for x in pair]
 
 
 def progress(text):  # a line with the seconds since the run began
@@ -585,7 +563,7 @@ def part_2(args, on_kept=None):
     jobs.add({f"more:{sims}": Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], args.seed)
               for sims in more})
     r = jobs.results()
-    keys = [field.name for field in dataclasses.fields(Connect4Row)]
+    keys = Connect4Row._fields
     ours = {it: Connect4Row(*(round(mean(r[f"{it}:{k}"]), 3) for k in keys)) for it in keep}
     table(f"Part 2: AlphaZero on Connect Four ({cfg['simulations']} simulations per move, {cfg['iterations']} "
           f"iterations of {cfg['games']} games)\n  score (win 1, draw 1/2) from random two-move openings, both colours: "
@@ -688,7 +666,7 @@ def measure_checkpoint(args):
         ours = {key: round(mean(scores), 3) for key, scores in run_jobs(jobs).items()}
     else:
         jobs = tictactoe_jobs(net, sims, n_games, n_positions, args.seed, "", algorithm, **options)
-        ours = dataclasses.asdict(tictactoe_row(run_jobs(jobs)))
+        ours = tictactoe_row(run_jobs(jobs))._asdict()
     table(f"{args.checkpoint}: a {game} network trained by {algorithm}.py, {sims} simulations of its search",
           ["measure", "of", "ours"], [[key.replace("_", " "), f"{jobs[key.replace('losses', 'games')].size} " + (
               "positions" if "optimal" in key else "games"), value] for key, value in ours.items()])
@@ -746,7 +724,7 @@ def report(args, parser):
 
 def plain(x):
     """x as JSON holds it: records as objects, nan as null, anything else not JSON's as text."""
-    x = dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
+    x = x._asdict() if hasattr(x, "_asdict") else dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
     if isinstance(x, dict):
         return {k if isinstance(k, (str, int, float)) else str(k): plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -785,12 +763,10 @@ def main():
             if args.part in ("all", "3a"):
                 part_3a_trainings(args.quick, args.seed)  # begun now, to fill the cores the parts before leave idle
             results.update(run_parts(PARTS, args))
-            print("  the article ran each experiment once, so its numbers are checked against bounds around them (B1 "
-                  "at least\n  3,500 visits of 5,000 with a win rate of 0.80-0.97, flat Monte Carlo's Qxd7 first at "
-                  "0.64-0.78, ...);\n  the lab's scores: within two standard errors of the difference of two scores "
-                  f"over N games each;\n  the lab's optimal-move fractions: within {FRACTION_TOLERANCE} (about the "
-                  "spread between its own seeds)" + "\n  (--quick: every part at a small size, so these verdicts say "
-                  "little)" * args.quick)
+            print("  the article ran each experiment once: its numbers are checked against bounds around them; the lab's"
+                  "\n  scores within two standard errors of the difference of two scores over N games each, its optimal-"
+                  f"move\n  fractions within {FRACTION_TOLERANCE} (about the spread between its own seeds)"
+                  + "\n  (--quick: every part at a small size, so these verdicts say little)" * args.quick)
     return f"\n{time.time() - START:.0f} s in all; every number is in {args.json}"
 
 

@@ -53,8 +53,8 @@ def winning_cells(stones, mask):
 class Bounds:
     """What the solver has learned: lower and upper bounds of positions' values, and a budget of nodes to search."""
 
-    def __init__(self, budget=None):
-        self.lower, self.upper, self.left = {}, {}, budget if budget is not None else math.inf
+    def __init__(self, budget=math.inf):
+        self.lower, self.upper, self.left = {}, {}, budget
 
 
 class TooHard(Exception):
@@ -94,8 +94,7 @@ def negamax(me, mask, moves, alpha, beta, bounds):
 
 
 def solve_connect4(state, bounds=None):
-    """The exact value of a Connect Four position for the player to move. `bounds` (a Bounds) can be shared between
-    positions, and limits the search: TooHard when its budget runs out."""
+    """The exact value for the player to move. `bounds` (a Bounds) may be shared; TooHard when its budget runs out."""
     moves, mask = state.moves, state.bits[0] | state.bits[1]
     if state.is_over():  # the last mover made four with its (moves + 1) // 2-th stone, or the board is full
         return -(22 - (moves + 1) // 2) if any(map(state.has_four, state.bits)) else 0
@@ -111,10 +110,7 @@ def solve_connect4(state, bounds=None):
         elif med >= 0 and int(hi / 2) > med:
             med = int(hi / 2)
         r = negamax(me, mask, moves, med, med + 1, bounds)
-        if r <= med:
-            hi = r
-        else:
-            lo = r
+        lo, hi = (lo, r) if r <= med else (r, hi)  # r <= med: the value is at most r; else it is at least r
     return lo
 
 
@@ -123,12 +119,6 @@ def connect4_move_value(state, move, bounds=None):
     if move in winning_columns(state, state.moves % 2):
         return (43 - state.moves) // 2
     return -solve_connect4(evaluate.after(state, move), bounds)
-
-
-def connect4_move_values(state, bounds=None):
-    """{column: the exact value, for the player to move, of playing it}."""
-    bounds = bounds or Bounds()
-    return {m: connect4_move_value(state, m, bounds) for m in state.legal_moves()}
 
 
 TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 30_000  # judge positions with 8+ stones, within 30,000 solver nodes (~0.5 s)
@@ -146,12 +136,9 @@ class Judged:
         moves = self.player(states, rngs)
         for s, move in zip(states, moves):
             try:
-                if s.moves < TRUTH_MIN_STONES:
-                    raise TooHard
                 self.bounds.left = self.budget
-                value = solve_connect4(s, self.bounds)
-                if value < 0:
-                    raise TooHard  # nothing to keep
+                if s.moves < TRUTH_MIN_STONES or (value := solve_connect4(s, self.bounds)) < 0:
+                    raise TooHard  # too few stones, or lost: nothing to keep
                 self.bounds.left = self.budget
                 moved = connect4_move_value(s, move, self.bounds)
                 self.kept += moved > 0 if value > 0 else moved >= 0  # won stays won; drawn at least drawn
@@ -164,7 +151,7 @@ class Judged:
 @dataclasses.dataclass
 class Truth(Match):
     """A Match whose agent's moves the solver judges (Judged, within `budget` nodes): the fraction kept, the counts."""
-    budget: int = 30_000
+    budget: int = TRUTH_BUDGET
 
     def run(self, indices):
         judged = Judged(self.agent, self.budget)
@@ -183,9 +170,8 @@ def truth_jobs(agent, simulations, n_games, seed, budget, tag=""):
 
 
 class SolverPlayer:
-    """The solver as a player: uniformly among the moves of the best exact value. Pure Python cannot solve the first
-    moves (an opening book or compiled code would): below TRUTH_MIN_STONES stones, or beyond the budget, `stand_in`
-    moves instead, so it is no perfect player from the first move. stood_in: {a state's id: the most stones it saw}."""
+    """The solver as a player, uniformly among the best moves; below TRUTH_MIN_STONES stones or beyond the budget
+    (pure Python cannot solve the first moves) `stand_in` moves. stood_in: {a state's id: the most stones it saw}."""
 
     def __init__(self, stand_in, budget=DEEP_BUDGET):
         self.stand_in, self.budget, self.bounds, self.best, self.stood_in = stand_in, budget, Bounds(), {}, {}
@@ -196,7 +182,7 @@ class SolverPlayer:
             if s.moves >= TRUTH_MIN_STONES:
                 with contextlib.suppress(TooHard):
                     self.bounds.left = self.budget
-                    values = connect4_move_values(s, self.bounds)
+                    values = {m: connect4_move_value(s, m, self.bounds) for m in s.legal_moves()}
                     self.best[s.key()] = [m for m, v in values.items() if v == max(values.values())]
         return self.best[s.key()]
 
@@ -233,25 +219,21 @@ class VersusSolver:
 
 # connect4_report's sizes: games v tactical, v UCT, UCT's simulations, truth games, games v solver a colour, budgets
 ReportSizes = collections.namedtuple("ReportSizes", "v_tactical v_uct uct truth v_solver truth_budget solver_budget")
-
-
-def report_sizes(quick):
-    return (ReportSizes(4, 2, 50, 2, 2, 5_000, 5_000) if quick
-            else ReportSizes(100, 400, 400, 40, 50, TRUTH_BUDGET, DEEP_BUDGET))
+REPORT_SIZES = {False: ReportSizes(100, 400, 400, 40, 50, TRUTH_BUDGET, DEEP_BUDGET),
+                True: ReportSizes(4, 2, 50, 2, 2, 5_000, 5_000)}  # --quick
 
 
 def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **options):
-    """A Connect Four network searching as `algorithm` with `options` (alphazero_plus's solver=True, say), measured
-    with `n_simulations` and DEEP_SIMULATIONS: against the tactical player, UCT-400 and SolverPlayer, the truth, and
-    the benchmark (BENCHMARK_SIMULATIONS). --quick: fewer games, UCT-50, 20 simulations, 5 positions a set."""
-    n, deep = report_sizes(args.quick), 20 if args.quick else DEEP_SIMULATIONS
+    """A Connect Four network searching as `algorithm` with `options` (alphazero_plus's solver=True, say): against the
+    tactical player, UCT-400 and SolverPlayer, the truth (with `n_simulations` too) and the benchmark."""
+    n, deep = REPORT_SIZES[args.quick], 20 if args.quick else DEEP_SIMULATIONS
     agent = lambda sims: Agent(net, sims, algorithm, **options)
     jobs = {"policy v tactical": Match("connect4", agent(0), tactical_player, n.v_tactical, args.seed),
             f"search {deep} v tactical": Match("connect4", agent(deep), tactical_player, n.v_tactical, args.seed),
             f"search {deep} v UCT-{n.uct}": Match("connect4", agent(deep), UCTPlayer(n.uct), n.v_uct, args.seed),
             "v_solver": VersusSolver(agent(deep), agent(4 * deep), 2 * n.v_solver, args.seed, n.solver_budget),
             **truth_jobs(agent, (0, n_simulations, deep), n.truth, args.seed, n.truth_budget)}
-    positions = read_benchmark()[::40] if args.quick else read_benchmark()  # --quick: 5 in each set
+    positions = read_benchmark()[::40 if args.quick else 1]  # --quick: 5 in each set
     jobs.update(benchmark_jobs(agent, positions, "benchmark: ", (0, 10, 20) if args.quick else BENCHMARK_SIMULATIONS))
     evaluate.progress(f"measuring {name}: {n.v_tactical} games v tactical, {n.v_uct} v UCT-{n.uct}, {2 * n.v_solver} "
                       f"v the solver player, the truth along {n.truth}")
@@ -270,7 +252,12 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
                    f"best moves, but below {TRUTH_MIN_STONES} stones or beyond {n.solver_budget:,} nodes the network "
                    f"with {4 * deep} simulations moves (here up to {p['stand_in_up_to']} stones): not perfect in the "
                    f"opening", ["measure", "ours"], rows)
-    benchmark_table(name, benchmark, len(positions) // len(SETS))
+    columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **benchmark}  # {player: each set's error rate}
+    rows = [[s] + [f"{100 * columns[c][s]:.1f}%" for c in columns] for s in SETS]
+    rows.append(["average"] + [f"{100 * statistics.mean(columns[c].values()):.1f}%" for c in columns])
+    evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  "
+                   f"({len(positions) // len(SETS)} positions from random games in each set, every move valued by a "
+                   f"public perfect solver)", ["set", *columns], rows)
     return {**ours, "v_solver": p, "benchmark": benchmark}
 
 
@@ -280,7 +267,6 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
 # to a loss (so no move in a lost position is an error). Six sets, by the stones on the board (beginning at most 14,
 # middle 15-28, end more) and by the moves left under perfect play (easy under 14, medium 14-28, hard more).
 
-BENCHMARK = os.path.join(DATA, "c4_benchmark.txt")
 SETS = ("beginning-easy", "middle-easy", "end-easy", "beginning-medium", "middle-medium", "beginning-hard")
 THEIRS = {  # error rates, read off the plot of AlphaZero.jl's Connect Four tutorial (about +-0.005): its agent at
     "AlphaZero.jl, MCTS-600": dict(zip(SETS, (0.0, 0.0, 0.0, 0.02, 0.028, 0.07))),  # iteration 15, 600 simulations
@@ -296,11 +282,8 @@ class Position:
     moves: str
     values: dict
 
-    def state(self):
-        s = games.ConnectFour()
-        for c in self.moves:
-            s.play(int(c) - 1)
-        return s
+    def state(self):  # the columns played in turn from the empty board
+        return functools.reduce(evaluate.after, [int(c) - 1 for c in self.moves], games.ConnectFour())
 
     def is_error(self, move):
         """Does `move` give up the best outcome the position still has (the best sign among its moves' values)?"""
@@ -308,7 +291,7 @@ class Position:
         return sign(self.values[move]) < max(map(sign, self.values.values()))
 
 
-def read_benchmark(path=BENCHMARK):
+def read_benchmark(path=os.path.join(DATA, "c4_benchmark.txt")):
     """The benchmark's positions: "SET MOVES SCORE S1 .. S7" a line, '.' for a full column."""
     lines = [line.split() for line in open(path) if line.strip() and not line.startswith("#")]
     return [Position(name, moves, {c: int(v) for c, v in enumerate(values) if v != "."})
@@ -338,16 +321,6 @@ def benchmark_jobs(agent, positions, tag="", simulations=BENCHMARK_SIMULATIONS):
             for n in simulations}
 
 
-def benchmark_table(name, rates, size=200):
-    """Each set's error rate, ours ({label: {set: rate}}) beside AlphaZero.jl's and minimax's (theirs), in %."""
-    columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **rates}
-    rows = [[s] + [f"{100 * columns[c][s]:.1f}%" for c in columns] for s in SETS]
-    rows.append(["average"] + [f"{100 * statistics.mean(columns[c].values()):.1f}%" for c in columns])
-    evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  "
-                   f"({size} positions from random games in each set, every move valued by a public perfect solver)",
-                   ["set", *columns], rows)
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # Going further: the lab's open questions about Connect Four, answered by measurement against the exact solver
 
@@ -364,18 +337,17 @@ def solve_listed(line, budgets):
 
 
 def read_positions(path):
-    """The lines of a positions file ("MOVES SCORE ..." after the comments); ValueError in one line, naming the line,
-    for a file that cannot be read or a line of another shape."""
+    """The lines of a positions file ("MOVES SCORE ..." after the comments), or a one-line ValueError on a fault."""
     if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO would block
         raise ValueError(f"cannot read the positions file {path}: it is not a regular file")
     try:
         numbered = [(i, line) for i, line in enumerate(open(path), 1) if line.strip() and not line.startswith("#")]
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read the positions file {path!r}: {getattr(e, 'strerror', None) or e}") from None
-    for i, line in numbered:
-        moves, score, *_ = line.split() + ["", ""]
+    for i, row in numbered:
+        moves, score, *_ = row.split() + ["", ""]
         if not (set(moves) <= set("1234567") and score.lstrip("-").isdigit()):
-            raise ValueError(f"{path}, line {i}: not 'MOVES SCORE ...' (columns 1-7, then an integer): {line.strip()!r}")
+            raise ValueError(f"{path}, line {i}: not 'MOVES SCORE ...' (columns 1-7, then an integer): {row.strip()!r}")
     return [line for _, line in numbered]
 
 
@@ -423,45 +395,44 @@ def part_2_results(args, truth):
     measure = lambda it, net: truth.add(truth_jobs(functools.partial(Agent, net), (0, sims), n_truth, args.seed,
                                                    budget, f"{it}:"))
     scores, trained = evaluate.part_2(args, measure)["ours"], evaluate.part_2_training(args)
-    n_tactical, uct_games, uct_sims = evaluate.part_2_sizes(args.quick)
-    return dict(nets=trained.nets, scores=scores, clock=trained.clock, simulations=sims, n_tactical=n_tactical,
-                uct_games=uct_games, uct_sims=uct_sims, n_truth=n_truth)
+    return dict(nets=trained.nets, scores=scores, clock=trained.clock, simulations=sims, n_truth=n_truth)
 
 
 def further_truth(args, part2, measures):
     """Part 2's snapshots measured against the truth (measures: part_2_results'), beside their scores against UCT."""
-    its, sims, n_games, uct_sims = list(part2["nets"]), part2["simulations"], part2["n_truth"], part2["uct_sims"]
-    uct = {it: part2["scores"][it].search_v_uct for it in its}
+    its, sims, n_games = list(part2["nets"]), part2["simulations"], part2["n_truth"]
+    _, uct_games, uct = evaluate.part_2_sizes(args.quick)
+    score = {it: part2["scores"][it].search_v_uct for it in its}  # against UCT
     evaluate.progress(f"further: the truth along {n_games} games against the tactical player, for {len(its)} networks")
     r = measures.results()
     policy = {it: r[f"{it}:policy: truth"] for it in its}
     search = {it: r[f"{it}:search {sims}: truth"] for it in its}
-    rows = [[it, policy[it]["fraction"], search[it]["fraction"], search[it]["judged"], f"{uct[it]:.2f}"] for it in its]
+    rows = [[it, policy[it]["fraction"], search[it]["fraction"], search[it]["judged"], f"{score[it]:.2f}"]
+            for it in its]
     evaluate.table(f"Going further: the truth, the fraction of the agent's moves that keep the exact outcome "
                    f"({TRUTH_MIN_STONES}+ stones),\n  along {n_games} games against the tactical player (random "
-                   f"two-move openings, both colours), beside the score against UCT-{uct_sims}",
-                   ["iteration", "policy: truth", f"search {sims}: truth", "moves judged", f"search v UCT-{uct_sims}"],
-                   rows)
+                   f"two-move openings, both colours), beside the score against UCT-{uct}",
+                   ["iteration", "policy: truth", f"search {sims}: truth", "moves judged", f"search v UCT-{uct}"], rows)
     pairs = [(a, b) for i, a in enumerate(its) for b in its[i + 1:]]
     sign = lambda x: (x > 0) - (x < 0)
-    agree = sum(sign(search[b]["fraction"] - search[a]["fraction"]) == sign(uct[b] - uct[a]) for a, b in pairs)
+    agree = sum(sign(search[b]["fraction"] - search[a]["fraction"]) == sign(score[b] - score[a]) for a, b in pairs)
     judged = [s for s in search.values() if s["judged"]]  # (at --quick's size, a network may have none)
     se_truth = statistics.mean(math.sqrt(max(s["fraction"] * (1 - s["fraction"]), 1e-9) / s["judged"])
                                for s in judged) if judged else None
-    se_uct = statistics.mean(math.sqrt(uct[it] * (1 - uct[it]) / part2["uct_games"]) for it in its)
+    se_uct = statistics.mean(math.sqrt(score[it] * (1 - score[it]) / uct_games) for it in its)
     steadier = "the truth" if se_truth is not None and se_truth < se_uct else "the score"
     se = "-, no move judged," if se_truth is None else f"{se_truth:.3f}"
     answer(args, f"the truth (search) orders {agree} of the {len(pairs)} pairs of snapshots as the score against "
-          f"UCT-{uct_sims} does;\n  standard errors: the truth's {se} on average, the score's {se_uct:.3f} (over "
-          f"{part2['uct_games']} games): {steadier} is the steadier measure")
-    return {"ours": {it: {"policy": policy[it], "search": search[it], "search_v_uct": uct[it]} for it in its},
+          f"UCT-{uct} does;\n  standard errors: the truth's {se} on average, the score's {se_uct:.3f} (over "
+          f"{uct_games} games): {steadier} is the steadier measure")
+    return {"ours": {it: {"policy": policy[it], "search": search[it], "search_v_uct": score[it]} for it in its},
             "pairs_agreeing": agree, "pairs": len(pairs), "se_truth": se_truth, "se_uct": se_uct}
 
 
 def strength_jobs(net, n_simulations, args, tag, algorithm="alphazero", labels=("policy", "search")):
     """What compares two trainings: the raw policy and search v tactical, search v UCT-400 (Part 2's), the truth."""
     n_tactical, n_other, uct = evaluate.part_2_sizes(args.quick)
-    n, jobs = report_sizes(args.quick), {}  # the truth measured as connect4_report measures it
+    n, jobs = REPORT_SIZES[args.quick], {}  # the truth measured as connect4_report measures it
     for label in labels:
         agent = Agent(net, n_simulations if label == "search" else 0, algorithm)
         jobs[f"{tag}{label}_v_tactical"] = Match("connect4", agent, tactical_player, n_tactical, args.seed)
@@ -480,17 +451,17 @@ def strengths(r, tag):
 
 
 def lab_settings(game, **overrides):
-    """alphazero_plus.py's settings with its changes off (as alphazero.py trains), and the overrides not None."""
+    """alphazero_plus.py's settings with its changes off (as alphazero.py trains), and the overrides."""
     changes_off = {key: setting.default for key, setting in alphazero_plus.SETTINGS.items()}
-    return {**changes_off, **alphazero.settings(game), **{k: v for k, v in overrides.items() if v is not None}}
+    return {**changes_off, **alphazero.settings(game), **overrides}
 
 
 def further_conv(args, part2, truth):
     """The convolutional network against the lab's MLP at Part 2's settings, per game and per second of training. Up
     to iteration 40, not 60: its iterations cost 11 s against the MLP's 3 (8 times the Adam steps' arithmetic)."""
-    keep, q, uct = [it for it in part2["nets"] if 0 < it <= 40], args.quick, part2["uct_sims"]
-    cfg = lab_settings("connect4", net="conv", iterations=keep[-1], games=10 if q else None, steps=10 if q else None,
-                       simulations=part2["simulations"])
+    keep, uct = [it for it in part2["nets"] if 0 < it <= 40], evaluate.part_2_sizes(args.quick)[2]
+    cfg = lab_settings("connect4", net="conv", iterations=keep[-1], simulations=part2["simulations"],
+                       **(dict(games=10, steps=10) if args.quick else {}))
     evaluate.progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
     measures = evaluate.Jobs()  # each network's measures begin as it is kept, beside the training
     measure = lambda it, net: measures.add(strength_jobs(net, cfg["simulations"], args, f"{it}:", labels=("search",)))
@@ -513,12 +484,12 @@ def further_conv(args, part2, truth):
     by_seconds = sum(conv[it]["search_truth"] > mlp[nearest[it]]["search_truth"] for it in keep)
     pairs = ", ".join(f"conv {it} ({conv[it]['seconds']:.0f} s) ~ mlp {m} ({mlp[m]['seconds']:.0f} s)"
                       for it, m in nearest.items())
-    verdict = lambda k: "the convolutional network" if k > len(keep) / 2 else "the MLP" if k < len(keep) / 2 else "neither"
+    who = lambda k: "the convolutional network" if k > len(keep) / 2 else "the MLP" if k < len(keep) / 2 else "neither"
     answer(args, f"at equal games (the same iteration) the convolutional network keeps the truth more often at "
-          f"{by_games} of {len(keep)} snapshots: {verdict(by_games)} is stronger;\n  at equal seconds ({pairs}) at "
-          f"{by_seconds} of {len(keep)}: {verdict(by_seconds)} is stronger per second on two cores")
-    return {"conv": conv, "mlp": mlp, "nearest": nearest, "stronger_by_games": verdict(by_games),
-            "stronger_by_seconds": verdict(by_seconds)}
+          f"{by_games} of {len(keep)} snapshots: {who(by_games)} is stronger;\n  at equal seconds ({pairs}) at "
+          f"{by_seconds} of {len(keep)}: {who(by_seconds)} is stronger per second on two cores")
+    return {"conv": conv, "mlp": mlp, "nearest": nearest, "stronger_by_games": who(by_games),
+            "stronger_by_seconds": who(by_seconds)}
 
 
 GUMBEL_BUDGETS = (4, 8)
@@ -526,26 +497,21 @@ GUMBEL_BUDGETS = (4, 8)
 
 def gumbel_trainings(args):
     """The Gumbel question's four trainings, begun now (see part_questions): {(algorithm, simulations): a Future}."""
-    q, iterations, trainings = args.quick, 2 if args.quick else 30, {}
-    for sims in GUMBEL_BUDGETS:
-        for a in ("alphazero", "gumbel"):
-            cfg = evaluate.ALGORITHMS[a].settings("connect4", simulations=sims, iterations=iterations,
-                                                  games=10 if q else None, steps=10 if q else None)
-            trainings[a, sims] = evaluate.POOLS["ahead"].submit(evaluate.train_one, a, "connect4", cfg, args.seed,
-                                                                (iterations,))
-    return trainings, iterations
+    iterations, toy = (2, dict(games=10, steps=10)) if args.quick else (30, {})
+    cfgs = {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims, iterations=iterations, **toy)
+            for sims in GUMBEL_BUDGETS for a in ("alphazero", "gumbel")}
+    return {run: evaluate.POOLS["ahead"].submit(evaluate.train_one, run[0], "connect4", cfg, args.seed, (iterations,))
+            for run, cfg in cfgs.items()}, iterations
 
 
-def further_gumbel(args, part2, begun):
+def further_gumbel(args, begun):
     """Part 3a's question in Connect Four: PUCT against Gumbel, trained with 4 and 8 simulations (gumbel_trainings')."""
-    (trainings, iterations), uct = begun, part2["uct_sims"]
+    (trainings, iterations), (n_tactical, _, uct) = begun, evaluate.part_2_sizes(args.quick)
     evaluate.progress(f"further: training PUCT and Gumbel, {GUMBEL_BUDGETS} simulations, {iterations} iterations each")
     nets = {run: training.result().nets[iterations] for run, training in trainings.items()}
     evaluate.progress("further: measuring the four networks")
-    jobs = {}
-    for (a, sims), net in nets.items():
-        jobs.update(strength_jobs(net, sims, args, f"{a}:{sims}:", algorithm=a))
-    r = run_jobs(jobs)
+    r = run_jobs({key: job for (a, sims), net in nets.items()
+                  for key, job in strength_jobs(net, sims, args, f"{a}:{sims}:", algorithm=a).items()})
     ours = {f"{evaluate.NAMES[a]} {sims}": strengths(r, f"{a}:{sims}:") for a, sims in nets}
     columns = ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_v_uct", "search_truth")
     evaluate.table(f"Going further: training Connect Four with few simulations, PUCT against Gumbel search "
@@ -555,7 +521,7 @@ def further_gumbel(args, part2, begun):
                    [[label] + [row[k] for k in columns] for label, row in ours.items()])
     gap = lambda sims, k: ours[f"gumbel {sims}"][k] - ours[f"puct {sims}"][k]  # Gumbel's lead
     better = {sims: [k for k in ("policy_v_tactical", "policy_truth") if gap(sims, k) > 0] for sims in GUMBEL_BUDGETS}
-    se = math.sqrt(2 * 0.25 / part2["n_tactical"])  # the largest standard error of a difference of two scores
+    se = math.sqrt(2 * 0.25 / n_tactical)  # the largest standard error of a difference of two scores
     survives = "survives" if all(len(b) == 2 for b in better.values()) else "does not clearly survive"
     each = [f"with {sims} simulations Gumbel's raw policy is ahead on {len(better[sims])} of 2 measures (against the "
             f"tactical player by {gap(sims, 'policy_v_tactical'):+.2f}, two standard errors {2 * se:.2f})"
@@ -601,14 +567,11 @@ WAYS = {"default": {}, "random openings 0.25": dict(random_openings=0.25), "no n
 
 def tictactoe_trainings(args):
     """The tic-tac-toe questions' fifteen trainings, begun now (see part_questions): {(way, seed): a Future}, keep."""
-    q, keep, trainings = args.quick, ((1, 2) if args.quick else (5, 10, 20, 40)), {}
-    for way, changes in WAYS.items():
-        cfg = lab_settings("tictactoe", iterations=keep[-1], games=10 if q else None, simulations=10 if q else None,
-                           steps=10 if q else None, **changes)
-        for seed in range(args.seed, args.seed + 3):
-            trainings[way, seed] = evaluate.POOLS["ahead"].submit(evaluate.train_one, "alphazero_plus", "tictactoe",
-                                                                  cfg, seed, keep)
-    return trainings, keep
+    keep, toy = ((1, 2), dict(games=10, simulations=10, steps=10)) if args.quick else ((5, 10, 20, 40), {})
+    cfgs = {way: lab_settings("tictactoe", iterations=keep[-1], **toy, **changes) for way, changes in WAYS.items()}
+    return {(way, seed): evaluate.POOLS["ahead"].submit(evaluate.train_one, "alphazero_plus", "tictactoe", cfgs[way],
+                                                        seed, keep)
+            for way in WAYS for seed in range(args.seed, args.seed + 3)}, keep
 
 
 def further_tictactoe(args, begun):
@@ -622,18 +585,18 @@ def further_tictactoe(args, begun):
     r = run_jobs({(run, label): Match("tictactoe", Agent(t.nets[last], sims), perfect_player, n_games, args.seed,
                                       opening=0)
                   for run, t in trained.items() for label, sims in zip(labels, (0, t.cfg["simulations"]))})
-    final = {run: dict(policy_measures(trained[run].nets[last]),
-                       **{f"{label}_losses": losses_by_opening(r[run, label], args.seed) for label in labels})
-             for run in runs}
-    curves = {run: {**{it: policy_measures(trained[run].nets[it])["optimal"] for it in keep[:-1]},
-                    last: final[run]["optimal"]} for run in runs}
+    measured = {run: {it: policy_measures(t.nets[it]) for it in keep} for run, t in trained.items()}
+    curves = {run: {it: m["optimal"] for it, m in measured[run].items()} for run in runs}
+    final = {run: dict(measured[run][last], **{f"{label}_losses": losses_by_opening(r[run, label], args.seed)
+                                               for label in labels}) for run in runs}
     total = lambda run, label: sum(final[run][f"{label}_losses"].values())
     edge = lambda run, label: final[run][f"{label}_losses"]["edge"]
     by_way = {way: [run for run in runs if run[0] == way] for way in WAYS}
     spread = lambda values, digits=3: f"{statistics.mean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
     n_common = len(common_positions())
     print(f"\n  common positions: the {n_common} positions (with a move to make) that arise when both sides play only "
-          f"optimal moves;\n  blind spots: positions among the 4,520 where the raw policy's move worsens the exact outcome")
+          f"optimal moves;\n  blind spots: positions among the 4,520 where the raw policy's move worsens the exact "
+          f"outcome")
 
     edge_only = all(total(run, label) == edge(run, label) for run in by_way["default"] for label in labels)
     rows = [[f"{way}, seed {run[1]}"] + [f"{edge(run, label)} of {total(run, label)}" for label in labels]
@@ -677,15 +640,14 @@ def further_tictactoe(args, begun):
 
 def part_questions(args):
     """The lab's five questions, a table and an answer line each; the solver's check first: three answers rest on it."""
-    r, part2 = {}, None
     # What needs no earlier question's result begins now, beside the rest, at a lower priority: the last two
     # questions' trainings; the truth of Part 2's networks begins as its training keeps them
-    truth, gumbel, tictactoe = evaluate.Jobs(), gumbel_trainings(args), tictactoe_trainings(args)
+    r, truth, gumbel, tictactoe = {}, evaluate.Jobs(), gumbel_trainings(args), tictactoe_trainings(args)
     steps = {"solver": ("the exact Connect Four solver against a public perfect solver", lambda: further_solver(args)),
              "truth": ("measuring Part 2's networks against the truth", lambda: further_truth(args, part2, truth)),
              "conv": ("a convolutional network against the MLP", lambda: further_conv(args, part2, r["truth"])),
              "gumbel": ("PUCT against Gumbel when training with 4 and 8 simulations",
-                        lambda: further_gumbel(args, part2, gumbel)),
+                        lambda: further_gumbel(args, gumbel)),
              "tictactoe": ("tic-tac-toe: curing the blind spot; what noise and temperature do",
                            lambda: further_tictactoe(args, tictactoe))}
     for i, (key, (title, measure)) in enumerate(steps.items()):
@@ -713,7 +675,7 @@ RECIPE_RATIO, DEEP_SIMULATIONS = 6, 200  # the training's limit, against the lab
 def part_recipe(args):
     q = args.quick
     cfg = alphazero_plus.settings("connect4", **(dict(iterations=2, games=10, simulations=10, steps=10) if q else {}))
-    last, deep, n = cfg["iterations"], 20 if q else DEEP_SIMULATIONS, report_sizes(q)
+    last, deep, n = cfg["iterations"], 20 if q else DEEP_SIMULATIONS, REPORT_SIZES[q]
     keep = (1, 2) if q else (10, 20, 40, 80, last)
     n_uct = min(n.v_uct, 100)  # the curve measured as the last network is, with 100 games against UCT
     truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{n.uct}"
@@ -722,7 +684,7 @@ def part_recipe(args):
         evaluate.progress("recipe: first the lab's Part 2 training (python alphazero.py), the yardstick of its time")
     lab_seconds = evaluate.part_2_training(args).seconds
     evaluate.progress(f"recipe: training alphazero_plus.py on Connect Four{' (--quick: 2 iterations)' if q else ''}")
-    positions = read_benchmark()[::40] if q else read_benchmark()
+    positions = read_benchmark()[::40 if q else 1]
 
     def curve_jobs(it, net):  # each network searches as the recipe's does (with --solver, say)
         agent = lambda sims: Agent(net, sims, "alphazero_plus", **evaluate.search_options(cfg))
@@ -741,18 +703,16 @@ def part_recipe(args):
     final = connect4_report(trained.nets[last], f"the recipe's network (iteration {last})", cfg["simulations"], args,
                             "alphazero_plus", **evaluate.search_options(cfg))
     bench = final["benchmark"]
+    errors_of = lambda rates: {k: statistics.mean(rates[label].values()) for k, label in errors.items()}  # averaged
     curve = {it: {**{k: r[f"{it}:{k}"] for k in truths}, v_uct: round(mean(r[f"{it}:{v_uct}"]), 3),
-                  **{k: statistics.mean(r[f"{it}:benchmark {label}"].values()) for k, label in errors.items()}}
-             for it in keep[:-1]}
-    curve[last] = {**{k: final[k] for k in (*truths, v_uct)},
-                   **{k: statistics.mean(bench[label].values()) for k, label in errors.items()}}
+                  **errors_of({label: r[f"{it}:benchmark {label}"] for label in errors.values()})} for it in keep[:-1]}
+    curve[last] = {**{k: final[k] for k in (*truths, v_uct)}, **errors_of(bench)}
     rows = [[it, f"{clock[it]:.0f}", *(c[k]["fraction"] for k in truths), f"{c[v_uct]:.2f}",
              *(f"{100 * c[k]:.1f}%" for k in errors)] for it, c in curve.items()]
     evaluate.table(f"The recipe's learning curve: python alphazero_plus.py --game connect4\n  truth along {n.truth} "
                    f"games against the tactical player; UCT-{n.uct}: {n_uct} games ({n.v_uct} at the last iteration), "
                    f"both colours, random two-move openings; the benchmark's error rate, averaged over its six sets",
                    ["iteration", "seconds", *truths, v_uct, *errors], rows)
-    limit = RECIPE_RATIO * lab_seconds
     deepest = list(bench)[-1]  # search with the most simulations: 600 (20 with --quick)
     bars = [evaluate.Check(f"{player} on {s}: errors in %, at most {whose}'s", round(100 * bench[player][s], 1),
                            round(100 * THEIRS[key][s], 1), bench[player][s] <= THEIRS[key][s])
@@ -760,7 +720,7 @@ def part_recipe(args):
                                        ("policy", "minimax depth 5", "minimax depth 5")) for s in SETS]
     bars += [evaluate.Check(f"{v_uct} >= 0.95 over {n.v_uct} games", final[v_uct], 0.95, final[v_uct] >= 0.95),
              evaluate.Check(f"training <= {RECIPE_RATIO} x the lab's Part 2 training ({lab_seconds:.0f} s)",
-                            round(seconds), round(limit), seconds <= limit)]
+                            round(seconds), round(RECIPE_RATIO * lab_seconds), seconds <= RECIPE_RATIO * lab_seconds)]
     met = lambda within: ", ".join(c.name for c in bars if c.within == within) or "none"
     answer(args, f"trained in {seconds:.0f} s wall, {seconds / lab_seconds:.1f} times the lab's Part 2 training "
           f"({lab_seconds:.0f} s on this machine); the bars met: {met(True)}; not met: {met(False)}")
@@ -769,8 +729,7 @@ def part_recipe(args):
 
 
 def measure_checkpoint(args):
-    """A Connect Four network (from alphazero.py or alphazero_plus.py): connect4_report, searching as alphazero_plus.py
-    with the solver its settings record (without settings, as alphazero.py does)."""
+    """connect4_report of a saved Connect Four network, searching with the solver its settings record (if any)."""
     net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
     cfg = alphazero_plus.load(args.checkpoint, "connect4", as_net=False).get("settings") or {}
     return connect4_report(net, args.checkpoint, alphazero_plus.settings("connect4")["simulations"], args,

@@ -67,27 +67,25 @@ def lacks(game, *protocols):
 
 
 def check_network_game(name, game, *optional):
-    """Before any training, in one line (ValueError): the game class has every name the trainers call (optional ones
-    too), its encodings fit the network (encode_many called on the class, as the search does), its moves the policy."""
+    """Before any training, in one line (ValueError): the names the trainers call that the game class lacks (the
+    optional ones asked for too), then its start position's encodings if they do not fit the network, its moves if
+    they do not fit the policy. encode_many is called on the class, as the search calls it: one that is not a
+    @staticmethod fails here, in Python's TypeError."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
         raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py"
                          + " (--mirror 1 needs the mirror)" * ("mirror_policy" in missing))
-    state, moves = game(), game().legal_moves()
-    try:
-        shapes = [("encode()", np.asarray(state.encode()), (game.encoding_size,)),
-                  ("encode_many([state])", np.asarray(game.encode_many([state])), (1, game.encoding_size))]
-    except TypeError as e:
-        raise ValueError(f"the game {name}'s encode_many fails as the search calls it, {name}.encode_many([state]) "
-                         f"({e}): it must be a @staticmethod (or @classmethod)") from None
-    for what, x, shape in shapes:
+    state = game()
+    for what, x, shape in (("encode()", state.encode(), (game.encoding_size,)),
+                           ("encode_many([state])", game.encode_many([state]), (1, game.encoding_size))):
+        x = np.asarray(x)
         if x.dtype != np.float32 or x.shape != shape:
-            raise ValueError(f"the game {name}'s {what} gives {x.dtype} of shape {x.shape}, not float32 of shape {shape}")
+            raise ValueError(f"the game {name}'s {what} gives {x.dtype} of shape {x.shape}, "
+                             f"not float32 of shape {shape}")
+    moves = state.legal_moves()
     if not moves or not all(isinstance(m, (int, np.integer)) and 0 <= m < game.n_actions for m in moves):
         raise ValueError(f"the game {name}'s start position has the moves {moves[:10]}: it needs some, each an integer "
                          f"from 0 to n_actions - 1 = {game.n_actions - 1}")
-    if Board in optional and 2 * math.prod(game.board_shape) != game.encoding_size:
-        raise ValueError(f"the game {name}'s board_shape {game.board_shape} is not 2 planes of its encoding_size")
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -523,23 +521,18 @@ def play_in_terminal(state, agent, human_first=True):
 
 
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
-    """Print what the agent's search saw and return its move: each legal move's prior, visits, value and a bar of its
-    visits, the move played first. kept: the visits a subtree kept from the last search brought; proven(child): the
-    exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
-    words = {1: "win", 0: "draw", -1: "loss"}
-    made = root.n - max(kept, 1)  # the simulations this search made (a new root's expansion counts one visit; a
-    print(f"the agent searched {made}{f' of {n_simulations}' * (made < n_simulations)} simulations"  # proof stops it)
-          + (f" on the {kept} visit{'s' * (kept > 1)} it kept" if kept else "") + ":" if n_simulations else
+    """Print what the agent's search saw and return its move: each legal move's prior, visits and value, the move
+    played first, then the most visited. kept: the visits a subtree kept from the last search brought; proven(child):
+    the exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
+    made = root.n - max(kept, 1)  # this search's simulations: a new root's expansion counts one visit; a proof stops it
+    print(f"the agent searched {made}{f' of {n_simulations}' * (made < n_simulations)} simulations"
+          + f" on the {kept} visit{'s' * (kept > 1)} it kept" * bool(kept) + ":" if n_simulations else
           "the raw policy (no search):")
-    if proven(root) is not None:  # (the root's value is for the player who moved into it: the human)
-        print(f"the position is a proven {words[-proven(root)]} for the agent: the search stopped when it knew")
     print(f"  {'move':>6} {'prior':>6} {'visits':>7} {'value':>7}")
-    total = max(1, sum(ch.n for ch in root.children))  # (no search: no visits, no bars)
-    for ch in sorted(root.children, key=lambda ch: (ch.move != move, -ch.n, -ch.prior)):  # then the most visited
+    for ch in sorted(root.children, key=lambda ch: (ch.move != move, -ch.n, -ch.prior)):
         mean = f"{ch.w / ch.n:7.2f}" if ch.n else f"{'-':>7}"  # an unvisited move has no value yet
-        marks = ([f"proven {words[proven(ch)]}"] if proven(ch) is not None else []) + ["played"] * (ch.move == move)
-        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {mean}  {'#' * round(40 * ch.n / total)}"
-              + "".join(f"  {mark}" for mark in marks))
-    exact = proven(next(ch for ch in root.children if ch.move == move)) is not None
-    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f}{', proven' * exact})")
+        exact = {1: "win", 0: "draw", -1: "loss"}.get(proven(ch))  # for the agent, who moves into it
+        marks = f"  proven {exact}" * bool(exact) + "  played" * (ch.move == move)
+        print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {mean}{marks}")
+    print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f})")
     return move

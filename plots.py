@@ -33,6 +33,12 @@ def figure(title, rows=1, columns=1, size=(11, 4.2), **options):  # a figure wit
     return fig, axes
 
 
+def finish(ax, legend=None, small=False, **settings):
+    """The axes' labels, limits, scales and ticks (ax.set: xticks=, then xticklabels=), then its legend at `legend`."""
+    ax.set(**settings)
+    ax.legend(loc=legend, fontsize="small" if small else None)
+
+
 def beside(ax, xs, ours, theirs, label, color):
     """Our numbers as a line with dots; the lab's, where it has one, as hollow squares of the same colour."""
     ax.plot(xs, ours, "o-", color=color, label=f"{label}: ours")
@@ -56,18 +62,17 @@ def plot_blog(r):
     right.plot(*zip(*by_number(run["b1_share"]).items()), "o-", color="C3", label="ours")
     right.axhline(r["go"]["article"]["b1_visits"] / 5000, ls=":", color="grey", label="the article's after 5,000 "
                   "simulations")
-    right.set(xlabel="simulations", ylabel="B1's share of the visits", ylim=(0, 1))
-    right.legend(loc="lower right")
+    finish(right, "lower right", xlabel="simulations", ylabel="B1's share of the visits", ylim=(0, 1))
 
     chess = r["chess"]["figure"]
     moves = sorted(chess["flat"], key=lambda m: -chess["flat"][m])
     colours = ["C3" if m == "Qxd7" else "C1" if m in chess["allowing_mate"] else "C0" for m in moves]
     fig, (top_ax, bottom_ax) = figures["article_1_figure_3_chess"] = figure(
-        "Article, Part 1, Figure 3: the chess trap. Flat Monte Carlo ranks the free knight first; the tree gives it few "
-        "visits", 2, 1, (11, 6), sharex=True)
-    top_ax.bar(moves, [chess["flat"][m] for m in moves], color=colours)
+        "Article, Part 1, Figure 3: the chess trap. Flat Monte Carlo ranks the free knight first; the tree gives it "
+        "few visits", 2, 1, (11, 6), sharex=True)
+    for ax, score in ((top_ax, chess["flat"]), (bottom_ax, chess["uct_visits"])):
+        ax.bar(moves, [score[m] for m in moves], color=colours)
     top_ax.set(ylabel="flat Monte Carlo's score", ylim=(0, 1))
-    bottom_ax.bar(moves, [chess["uct_visits"][m] for m in moves], color=colours)
     bottom_ax.set(ylabel="UCT's visits", xlabel="White's 26 moves, by flat Monte Carlo's score (red: Qxd7; orange: "
                   "the other moves that allow ...Re1#)")
     bottom_ax.tick_params(axis="x", rotation=90)
@@ -80,13 +85,11 @@ def plot_blog(r):
     for k, (name, (prior, n, q)) in enumerate(example["passages"].items()):
         left.plot(np.arange(31), bonus(prior, np.arange(31)), color=f"C{k}", label=f"{name} (P = {prior})")
         left.plot([n], [bonus(prior, n)], "o", color=f"C{k}")
-    left.set(xlabel="the passage's trips N", ylabel="bonus U = c P sqrt(40) / (1 + N)")
-    left.legend()
+    finish(left, xlabel="the passage's trips N", ylabel="bonus U = c P sqrt(40) / (1 + N)")
     names, (prior, n, q) = list(example["passages"]), zip(*example["passages"].values())
     right.bar(names, q, label="average Q")
     right.bar(names, bonus(np.array(prior), np.array(n)), bottom=q, label="bonus U")
-    right.set(ylabel="Q + U, the select step's score")
-    right.legend()
+    finish(right, ylabel="Q + U, the select step's score")
     return {name: fig for name, (fig, _) in figures.items()}
 
 
@@ -98,10 +101,20 @@ def plot_part_1(r):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
             beside(ax, list(ours), [row[field] for row in ours.values()],
                    [lab[it][field] if it in lab else None for it in ours], who, f"C{k}")
-    left.set(xlabel="iteration", ylabel="fraction of the 4,520 positions answered optimally")
-    right.set(xlabel="iteration", ylabel="losses in the games against the perfect player")
-    left.legend(), right.legend()
+    finish(left, xlabel="iteration", ylabel="fraction of the 4,520 positions answered optimally")
+    finish(right, xlabel="iteration", ylabel="losses in the games against the perfect player")
     return {"lab_part_1": fig}
+
+
+def by_simulations(title, ours, lab, label, even=False, **settings):  # a score by simulations, 0 drawn at 1 (log x)
+    fig, ax = figure(title, size=(7, 4.2))
+    xs = [max(s, 1) for s in ours]
+    beside(ax, xs, list(ours.values()), [lab.get(s) for s in ours], label, "C0")
+    if even:
+        ax.axhline(0.5, ls=":", color="grey", label="even")
+    finish(ax, xscale="log", xticks=xs, xticklabels=[str(s) for s in ours], **settings)
+    ax.minorticks_off()
+    return fig
 
 
 def plot_part_2(r):
@@ -110,16 +123,11 @@ def plot_part_2(r):
     for k, field in enumerate(next(iter(ours.values()))):
         beside(ax, list(ours), [row[field] for row in ours.values()],
                [lab[it][field] if it in lab else None for it in ours], field.replace("_", " "), f"C{k}")
-    ax.set(xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
-    ax.legend(fontsize="small")
-    more, lab_more = by_number(r["more_search"]), by_number(r["lab_more_search"])
-    fig2, ax = figure("Lab, Part 2: the final network with more search, against UCT-400", size=(7, 4.2))
-    beside(ax, [max(s, 1) for s in more], list(more.values()), [lab_more.get(s) for s in more], "the final network", "C0")
-    ax.set(xscale="log", xlabel="simulations (0 drawn at 1: the raw policy)", ylabel="score against UCT-400", ylim=(0, 1))
-    ax.set_xticks([max(s, 1) for s in more], [str(s) for s in more])
-    ax.minorticks_off()
-    ax.legend()
-    return {"lab_part_2": fig, "lab_part_2_more_search": fig2}
+    finish(ax, small=True, xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
+    return {"lab_part_2": fig, "lab_part_2_more_search": by_simulations(
+        "Lab, Part 2: the final network with more search, against UCT-400", by_number(r["more_search"]),
+        by_number(r["lab_more_search"]), "the final network", xlabel="simulations (0 drawn at 1: the raw policy)",
+        ylabel="score against UCT-400", ylim=(0, 1))}
 
 
 def plot_part_3a(r):
@@ -127,14 +135,15 @@ def plot_part_3a(r):
     fig, (left, right) = figure("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 "
                                 "seeds (outlines: the lab's)", 1, 2, (12, 4.2))
     x = np.arange(len(labels))
+    lab = [r["lab"][label.rsplit(" ", 1)[0] + f" {i % 3}"] for i, label in enumerate(labels)]  # the lab's seeds 0-2
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
-            ax.bar(x + (k - 0.5) * 0.4, [r["ours"][label][field] for label in labels], 0.4, color=f"C{k}",
-                   label=f"{who}: ours")
-            ax.bar(x + (k - 0.5) * 0.4, [r["lab"][label.rsplit(" ", 1)[0] + f" {i % 3}"][field]  # the lab's seeds 0-2
-                                         for i, label in enumerate(labels)], 0.4, fill=False, edgecolor="k",
+            at = x + (k - 0.5) * 0.4  # the policy's bars left of each label, the search's right
+            ax.bar(at, [r["ours"][label][field] for label in labels], 0.4, color=f"C{k}", label=f"{who}: ours")
+            ax.bar(at, [row[field] for row in lab], 0.4, fill=False, edgecolor="k",
                    label=f"{who}: the lab's" if k == 0 else None)
-    for ax, what in ((left, "fraction of the 4,520 positions answered optimally"), (right, "losses to the perfect player")):
+    for ax, what in ((left, "fraction of the 4,520 positions answered optimally"),
+                     (right, "losses to the perfect player")):
         ax.set_xticks(x, labels, rotation=30, ha="right")
         ax.set(ylabel=what)
     left.legend(fontsize="small")
@@ -143,69 +152,60 @@ def plot_part_3a(r):
 
 
 def plot_part_3b(r):
-    ours, lab = by_number(r["ours"]), by_number(r["lab"])
-    fig, ax = figure("Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget",
-                     size=(7, 4.2))
-    beside(ax, list(ours), list(ours.values()), [lab.get(s) for s in ours], "Gumbel's score", "C0")
-    ax.axhline(0.5, ls=":", color="grey", label="even")
-    ax.set(xscale="log", xlabel="simulations each", ylabel="Gumbel's score against PUCT", ylim=(0.2, 0.8))
-    ax.set_xticks(list(ours), [str(s) for s in ours])
-    ax.minorticks_off()
-    ax.legend()
-    return {"lab_part_3b": fig}
+    return {"lab_part_3b": by_simulations(
+        "Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget", by_number(r["ours"]),
+        by_number(r["lab"]), "Gumbel's score", even=True, xlabel="simulations each",
+        ylabel="Gumbel's score against PUCT", ylim=(0.2, 0.8))}
 
 
 def plot_questions(r):
-    truth = by_number(r["truth"]["ours"])
-    fig, ax = figure("Going further: measuring against the truth, beside the score against UCT-400", size=(8, 4.5))
-    ax.plot(list(truth), [t["policy"]["fraction"] for t in truth.values()], "o--", color="C0", label="raw policy: the truth")
-    ax.plot(list(truth), [t["search"]["fraction"] for t in truth.values()], "o-", color="C0", label="search: the truth")
-    ax.plot(list(truth), [t["search_v_uct"] for t in truth.values()], "s-", color="C1", label="search: score against UCT")
-    ax.set(xlabel="Part 2's iteration", ylabel="fraction of moves keeping the exact outcome; score", ylim=(0, 1.02))
-    ax.legend()
-    figures = {"further_truth_v_uct": fig}
+    truth, figures = by_number(r["truth"]["ours"]), {}
+    fig, ax = figures["further_truth_v_uct"] = figure(
+        "Going further: measuring against the truth, beside the score against UCT-400", size=(8, 4.5))
+    iterations, rows = list(truth), list(truth.values())
+    ax.plot(iterations, [t["policy"]["fraction"] for t in rows], "o--", color="C0", label="raw policy: the truth")
+    ax.plot(iterations, [t["search"]["fraction"] for t in rows], "o-", color="C0", label="search: the truth")
+    ax.plot(iterations, [t["search_v_uct"] for t in rows], "s-", color="C1", label="search: score against UCT")
+    finish(ax, xlabel="Part 2's iteration", ylabel="fraction of moves keeping the exact outcome; score",
+           ylim=(0, 1.02))
 
-    fig, (by_games, by_seconds) = figure("Going further: a convolutional network against the lab's MLP, per game and "
-                                         "per second", 1, 2, sharey=True)
+    fig, (by_games, by_seconds) = figures["further_conv_v_mlp"] = figure(
+        "Going further: a convolutional network against the lab's MLP, per game and per second", 1, 2, sharey=True)
     for k, name in enumerate(("mlp", "conv")):
         runs = by_number(r["conv"][name])
         truth = [run["search_truth"] for run in runs.values()]
         by_games.plot(list(runs), truth, "o-", color=f"C{k}", label=name)
         by_seconds.plot([run["seconds"] for run in runs.values()], truth, "o-", color=f"C{k}")
-    by_games.set(xlabel="iteration (games played: 100 each)", ylabel="search: the truth")
+    finish(by_games, xlabel="iteration (games played: 100 each)", ylabel="search: the truth")
     by_seconds.set(xlabel="seconds of training on two cores")
-    by_games.legend()
-    figures["further_conv_v_mlp"] = fig
 
     ours, measures = r["gumbel"]["ours"], ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_truth")
-    fig, ax = figure("Going further: Connect Four trained with 4 and 8 simulations a move, PUCT (pale) against Gumbel",
-                     size=(9, 4.2))
+    fig, ax = figures["further_puct_v_gumbel"] = figure(
+        "Going further: Connect Four trained with 4 and 8 simulations a move, PUCT (pale) against Gumbel",
+        size=(9, 4.2))
     x = np.arange(len(measures))
     for k, label in enumerate(ours):
         ax.bar(x + (k - 1.5) * 0.2, [ours[label][m] for m in measures], 0.2, label=label, color=f"C{k // 2}",
                alpha=0.55 if label.startswith("puct") else 1.0)
-    ax.set_xticks(x, [m.replace("_", " ") for m in measures])
-    ax.set(ylabel="score; fraction keeping the exact outcome", ylim=(0, 1))
-    ax.legend()
-    figures["further_puct_v_gumbel"] = fig
+    finish(ax, xticks=x, xticklabels=[m.replace("_", " ") for m in measures],
+           ylabel="score; fraction keeping the exact outcome", ylim=(0, 1))
 
     ttt, way = r["tictactoe"], lambda key: key.rsplit(" seed ", 1)[0]  # "no noise seed 1" -> "no noise"
     ways = list(dict.fromkeys(map(way, ttt["curves"])))  # in the order they ran
-    fig, (curves, spots) = figure("Going further in tic-tac-toe: random openings, and what noise and temperature do",
-                                  1, 2, (12, 4.2))
+    fig, (curves, spots) = figures["further_tictactoe"] = figure(
+        "Going further in tic-tac-toe: random openings, and what noise and temperature do", 1, 2, (12, 4.2))
     for k, name in enumerate(ways):
         runs = [by_number(c) for key, c in ttt["curves"].items() if way(key) == name]
         curves.plot(list(runs[0]), [statistics.mean(c[it] for c in runs) for it in runs[0]], "o-", color=f"C{k}",
                     label=name)
         spots.bar(k, statistics.mean(f["blind_spots"] for key, f in ttt["final"].items() if way(key) == name),
                   color=f"C{k}")
-    curves.set(xlabel="iteration", ylabel="raw policy: optimal over the 4,520 positions (mean of 3 seeds)")
-    curves.legend(fontsize="small")
+    finish(curves, small=True, xlabel="iteration",
+           ylabel="raw policy: optimal over the 4,520 positions (mean of 3 seeds)")
     spots.set_xticks(range(len(ways)), ways, rotation=25, ha="right")
     spots.set(ylabel="blind spots at the last iteration (mean of 3 seeds)")
     fig.tight_layout()
-    figures["further_tictactoe"] = fig
-    return figures
+    return {name: fig for name, (fig, _) in figures.items()}
 
 
 def plot_recipe(r):
@@ -213,15 +213,14 @@ def plot_recipe(r):
     first = next(iter(curve.values()))
     versus = next(k for k in first if " v UCT" in k)
     fig, ax = figure("The recipe's learning curve: python alphazero_plus.py --game connect4", size=(8, 4.5))
-    for k, key in enumerate(k for k in first if k.endswith("truth")):
+    for k, key in enumerate(key for key in first if key.endswith("truth")):
         ax.plot(list(curve), [c[key]["fraction"] for c in curve.values()], "o-", color=f"C{k}", label=key)
     ax.plot(list(curve), [c[versus] for c in curve.values()], "s-", color="C2", label=versus)
     for it, c in curve.items():
         ax.annotate(f"{clock[it]:.0f} s", (it, c[versus]), textcoords="offset points", xytext=(0, -14), ha="center",
                     fontsize="small")
-    ax.set(xlabel="iteration (seconds of training beside each point)", ylabel="fraction keeping the outcome; score",
+    finish(ax, xlabel="iteration (seconds of training beside each point)", ylabel="fraction keeping the outcome; score",
            ylim=(0, 1.02))
-    ax.legend()
     return {"further_recipe": fig}
 
 
@@ -234,10 +233,9 @@ def plot_benchmark(name, rates):
     for k, (label, rate) in enumerate(rates.items()):
         ax.bar(x + (k - (len(rates) - 1) / 2) * 0.25, [100 * rate[s] for s in SETS], 0.25, label=f"{label}: ours")
     for marker, (label, rate) in zip("Dv", THEIRS.items()):
-        ax.plot(x, [100 * rate[s] for s in SETS], marker, color="k", markerfacecolor="none", ls="", label=f"{label}: theirs")
-    ax.set_xticks(x, SETS)
-    ax.set(ylabel="errors (% of the set's 200 positions)")
-    ax.legend(fontsize="small")
+        ax.plot(x, [100 * rate[s] for s in SETS], marker, color="k", markerfacecolor="none", ls="",
+                label=f"{label}: theirs")
+    finish(ax, small=True, xticks=x, xticklabels=SETS, ylabel="errors (% of the set's 200 positions)")
     return fig
 
 
@@ -273,8 +271,8 @@ def draw(paths, out):
             fig.savefig(png := io.BytesIO(), dpi=90, bbox_inches="tight")
             plumbing.write_atomic(os.path.join(out, f"{name}.png"), png.getvalue())
             plt.close(fig)
-            drawn.append(name)
-    print(f"\n{len(drawn)} figure{'s' * (len(drawn) != 1)} in {out}" + ": " * bool(drawn) + ", ".join(f"{name}.png" for name in drawn))
+            drawn.append(f"{name}.png")
+    print(f"\n{len(drawn)} figure{'s' * (len(drawn) != 1)} in {out}" + ": " * bool(drawn) + ", ".join(drawn))
 
 
 if __name__ == "__main__":

@@ -171,10 +171,12 @@ class Run:
 def run_main(work):
     """A script's work and exit: an early end is one line on stderr, with the notes of what was saved (status 1: an
     error in words or a worker gone; 128 + a stop's signal; 141: a reader gone); a ValueError from elsewhere: traced."""
-    def stop(signum, frame):  # SIGTERM and SIGHUP: a KeyboardInterrupt, as Ctrl-C raises, with the exit status
+    def stop(signum, frame):  # a KeyboardInterrupt with the exit status; any stop after it (Ctrl-C twice) is ignored
+        for sig in STOPS:
+            signal.signal(sig, signal.SIG_IGN)
         raise KeyboardInterrupt(128 + signum)
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGHUP, stop)
+    for sig in STOPS:
+        signal.signal(sig, stop)
     status, words, error = 0, [], None
     try:
         words = [work() or ""]
@@ -189,13 +191,11 @@ def run_main(work):
     except BrokenPipeError as e:  # (`| head`)
         status, words, error = 141, ["the output's reader is gone"], e
     line = "; ".join([*words, *getattr(error, "__notes__", ())])
-    if status == 1:
-        sys.exit(line)  # (on stderr)
     try:
-        print(line, file=sys.stderr if status else sys.stdout, flush=True) if line else sys.stdout.flush()
+        print(line, file=sys.stderr if status else sys.stdout, flush=True) if line and status != 1 else sys.stdout.flush()
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what stdout holds goes nowhere)
-    sys.exit(status)
+    sys.exit(line if status == 1 else status)  # (status 1: SystemExit holds the line, printed on stderr)
 
 
 def check_settings(settings, cfg):  # each setting ({name: Setting}) in cfg, in its range; or a ValueError in one line
