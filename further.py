@@ -458,7 +458,7 @@ def lab_settings(game, **overrides):
 
 def further_conv(args, part2, truth):
     """The convolutional network against the lab's MLP at Part 2's settings, per game and per second of training. Up
-    to iteration 40, not 60: its iterations cost 11 s against the MLP's 3 (8 times the Adam steps' arithmetic)."""
+    to iteration 40, not 60: its iterations cost about 5 times the MLP's on two cores (FURTHER.md)."""
     keep, uct = [it for it in part2["nets"] if 0 < it <= 40], evaluate.part_2_sizes(args.quick)[2]
     cfg = lab_settings("connect4", net="conv", iterations=keep[-1], simulations=part2["simulations"],
                        **(dict(games=10, steps=10) if args.quick else {}))

@@ -235,7 +235,7 @@ def plot_benchmark(name, rates):
     for marker, (label, rate) in zip("Dv", THEIRS.items()):
         ax.plot(x, [100 * rate[s] for s in SETS], marker, color="k", markerfacecolor="none", ls="",
                 label=f"{label}: theirs")
-    finish(ax, small=True, xticks=x, xticklabels=SETS, ylabel="errors (% of the set's 200 positions)")
+    finish(ax, small=True, xticks=x, xticklabels=SETS, ylabel="errors (% of the set's positions)")
     return fig
 
 

@@ -3478,7 +3478,8 @@ class NotStatic(games.TicTacToe):
 
 def test_an_encode_many_that_is_not_static_is_refused_before_any_work(monkeypatch):
     monkeypatch.setitem(alphazero.GAMES, "notstatic", NotStatic)
-    with pytest.raises(TypeError, match=r"encode_many\(\) missing 1 required positional argument: 'states'"):
+    with pytest.raises(ValueError, match=r"^the game notstatic's encode_many fails as the search calls it \(.*'states'"
+                                         r"\): it must be a @staticmethod$"):
         alphazero.train("notstatic", alphazero.settings("notstatic", iterations=1, games=2, simulations=2, steps=1))
 
 
