@@ -4,7 +4,7 @@ lab's five "Going further" questions answered by measurement, and the strong pla
     python further.py                          # everything: about 46 minutes on 2 cores (estimated)
     python further.py --part questions         # the five questions: the solver's check, then Part 2, then the rest
     python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
-    python further.py --quick                  # every part at a small size, in a minute or two
+    python further.py --quick                  # every part at a small size, in seconds
     python further.py --checkpoint data/connect4_plus.pt  # measure a saved network instead (see measure_checkpoint)
 """
 import collections
@@ -365,7 +365,7 @@ def further_solver(args):
         bands[f"{lo}-{hi}"] = {"positions": len(band), "judged": len(judged), "agree": sum(r[1] is True for r in band),
                                "median_seconds": round(statistics.median(judged), 4) if judged else None}
         rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
-                     f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
+                     f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.3f}" if judged else ""])
     evaluate.table(f"Going further: the exact solver against a public perfect solver ({len(found)} positions of "
                    f"{os.path.basename(args.c4_positions)},\n  at most {budget[1]:,} nodes each with 14+ stones, "
                    f"{budget[0]:,} below)", ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)

@@ -68,19 +68,21 @@ def lacks(game, *protocols):
 
 def check_network_game(name, game, *optional):
     """Before any training, in one line (ValueError): the names the trainers call that the game class lacks (the
-    optional ones asked for too), then its start position's encodings if they do not fit the network (encode_many
-    called on the class, as the search calls it), its moves if they do not fit the policy."""
+    optional ones asked for too), then its start position (game()), its key and encodings if they do not fit the
+    cache and the network (encode_many called on the class, as the search calls it), its moves if they do not fit the
+    policy."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
         raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py"
                          + " (--mirror 1 needs the mirror)" * ("mirror_policy" in missing))
-    state = game()
     try:
+        state = game()
+        hash(state.key())
         encodings = (("encode()", state.encode(), (game.encoding_size,)),
                      ("encode_many([state])", game.encode_many([state]), (1, game.encoding_size)))
-    except TypeError as e:  # (an encode_many that takes self: a forgotten @staticmethod)
-        raise ValueError(f"the game {name}'s encode_many fails as the search calls it ({e}): it must be a "
-                         f"@staticmethod") from None
+    except TypeError as e:
+        raise ValueError(f"the game {name} fails as the trainers call it ({e}): {name}() takes no arguments, its key() "
+                         f"is hashable, its encode_many a @staticmethod") from None
     for what, x, shape in encodings:
         x = np.asarray(x)
         if x.dtype != np.float32 or x.shape != shape:

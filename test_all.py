@@ -519,20 +519,6 @@ def test_every_game_follows_the_contract_it_is_used_under():
     assert games.lacks(games.Go, games.NetworkGame) == ["n_actions", "encoding_size", "key", "encode", "encode_many"]
 
 
-class Float64Letters(Letters):
-    def encode(self):
-        return super().encode().astype(np.float64)
-
-
-class WideLetters(Letters):
-    encoding_size = Letters.encoding_size + 1
-
-
-class FarLetters(Letters):
-    def legal_moves(self):
-        return [m + Letters.n_actions for m in super().legal_moves()]
-
-
 class Nameless:  # a class with the network's names only: none of Game's
     n_actions, encoding_size = 2, 2
 
@@ -547,14 +533,16 @@ class Nameless:  # a class with the network's names only: none of Game's
         return np.zeros((len(states), 2), np.float32)
 
 
-@pytest.mark.parametrize("cls, words", [
-    (Float64Letters, "encode() gives float64 of shape"),
-    (WideLetters, "not float32 of shape"),
-    (FarLetters, "from 0 to n_actions - 1"),
-    (Nameless, "has no copy, legal_moves, play, is_over, first_to_move, result, move_name")])
-def test_a_game_that_breaks_the_contract_is_named_before_any_self_play(cls, words, monkeypatch):
-    # The names a game lacks, those it takes from Game too, then its start position's encodings and moves
-    monkeypatch.setitem(alphazero.GAMES, "odd", cls)
+@pytest.mark.parametrize("changes, words", [  # Letters with one thing changed (None: Nameless)
+    (dict(encode=lambda s: Letters.encode(s).astype(np.float64)), "encode() gives float64 of shape"),
+    (dict(encoding_size=Letters.encoding_size + 1), "not float32 of shape"),
+    (dict(legal_moves=lambda s: [m + Letters.n_actions for m in Letters.legal_moves(s)]), "from 0 to n_actions - 1"),
+    (dict(key=lambda s: list(s.moves)), "unhashable type: 'list'"),
+    (dict(__init__=lambda s, word: Letters.__init__(s)), "missing 1 required positional argument: 'word'"),
+    (None, "has no copy, legal_moves, play, is_over, first_to_move, result, move_name")])
+def test_a_game_that_breaks_the_contract_is_named_before_any_self_play(changes, words, monkeypatch):
+    # The names a game lacks, those it takes from Game too, then its start position: made, keyed, encoded, moves
+    monkeypatch.setitem(alphazero.GAMES, "odd", Nameless if changes is None else type("Odd", (Letters,), changes))
     played = []
     monkeypatch.setattr(alphazero, "self_play", lambda **job: played.append(job))
     with pytest.raises(ValueError, match=re.escape(words)):
@@ -3478,8 +3466,8 @@ class NotStatic(games.TicTacToe):
 
 def test_an_encode_many_that_is_not_static_is_refused_before_any_work(monkeypatch):
     monkeypatch.setitem(alphazero.GAMES, "notstatic", NotStatic)
-    with pytest.raises(ValueError, match=r"^the game notstatic's encode_many fails as the search calls it \(.*'states'"
-                                         r"\): it must be a @staticmethod$"):
+    with pytest.raises(ValueError, match=r"^the game notstatic fails as the trainers call it \(.*'states'\): "
+                                         r"notstatic\(\) takes no arguments, its key\(\) is hashable, its encode_many"):
         alphazero.train("notstatic", alphazero.settings("notstatic", iterations=1, games=2, simulations=2, steps=1))
 
 
