@@ -724,7 +724,7 @@ def report(args, parser):
 
 def plain(x):
     """x as JSON holds it: records as objects, nan as null, anything else not JSON's as text."""
-    x = x._asdict() if hasattr(x, "_asdict") else dataclasses.asdict(x) if dataclasses.is_dataclass(x) else x
+    x = x._asdict() if hasattr(x, "_asdict") else x  # (a record: a namedtuple)
     if isinstance(x, dict):
         return {k if isinstance(k, (str, int, float)) else str(k): plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
