@@ -6,6 +6,7 @@ move) and part_3b (Gumbel against PUCT with Part 2's network). Each reads top to
     python evaluate.py                      # every table (4 to 9 minutes on 2 cores)
     python evaluate.py --part 2             # one part: blog, 1, 2, 3a or 3b
     python evaluate.py --quick              # every part at a small size, in seconds
+    python evaluate.py --seeds 8            # every part at seeds 0 to 7: our median and range beside each number
     python evaluate.py --plots figures      # then the figures (python plots.py evaluate.json redraws them)
     python evaluate.py --checkpoint connect4.pt    # one saved network, measured as Part 1 or 2 measures its own
 Going further than the documents (the exact Connect Four solver, the five questions, the strong player): further.py.
@@ -315,11 +316,28 @@ def within_noise(ours, lab, n=None):
 
 
 def check(name, ours, lab, n=None):
-    """A Check of one number against the lab's: a score over n games, a count of losses in n games (the lab's in
-    100), or an optimal-move fraction (n None)."""
-    if n is not None and "losses" in name:
-        return Check(name, f"{ours} of {n}", f"{lab} of 100", within_noise(ours / n, lab / 100, n))
-    return Check(name, ours, lab, within_noise(ours, lab, n))
+    """A Check of our numbers over the seeds (a list) against the lab's one: a score over n games, a count of losses
+    in n games (the lab's in 100), or an optimal-move fraction (n None). The lab's number is within when it lies in
+    our range over the seeds, widened at each end by one match's noise (within_noise); with one seed, that is
+    within_noise of the two numbers."""
+    losses = n is not None and "losses" in name
+    theirs, scores = (lab / 100, [x / n for x in ours]) if losses else (lab, ours)
+    within = min(scores) <= theirs <= max(scores) or any(within_noise(x, theirs, n) for x in (min(scores), max(scores)))
+    return Check(name, f"{spread(ours)} of {n}" if losses else spread(ours), f"{lab} of 100" if losses else lab, within)
+
+
+def spread(values):
+    """Our numbers over the seeds in one cell: for one seed the number itself, else their median and range, as in
+    0.430 [0.310-0.520]; for words (a move), the most common and how many seeds gave it."""
+    if len(values) == 1:
+        return "-" if values[0] is None else values[0]
+    if not all(isinstance(x, (int, float, type(None))) for x in values):
+        word, k = collections.Counter(map(str, values)).most_common(1)[0]
+        return f"{word} ({k} of {len(values)})"
+    known = [x for x in values if x is not None]  # None: never (B1 was not ahead at the end, say), left out and counted
+    number = (lambda x: f"{x:g}") if all(isinstance(x, int) for x in known) else (lambda x: f"{x:.3f}")
+    return (f"{number(statistics.median(known))} [{number(min(known))}-{number(max(known))}]" if known else "") + \
+        (f"; never in {len(values) - len(known)}" if len(known) < len(values) else "")
 
 
 def table(title, header, rows):
@@ -333,8 +351,18 @@ def table(title, header, rows):
 
 
 def beside(ours, theirs):
-    """A row's cells: each of our record's numbers, then the document's (blank where it has no row)."""
-    return [x for pair in zip(ours, theirs or [""] * 4) for x in pair]
+    """A row's cells: each of our numbers over the seeds (ours: a record a seed) as a spread, then the document's
+    (blank where it has no row)."""
+    return [x for pair in zip(map(spread, zip(*ours)), theirs or [""] * 4) for x in pair]
+
+
+def seeds(args):  # the seeds every part runs with: --seed and the --seeds - 1 after it
+    return list(range(args.seed, args.seed + args.seeds))
+
+
+def over(args):  # which seeds a table's numbers come from, for its title
+    return f"seed {args.seed}" if args.seeds == 1 else \
+        f"seeds {args.seed}-{args.seed + args.seeds - 1}; ours: the median [and range] over the seeds"
 
 
 def progress(text):  # a line with the seconds since the run began
@@ -406,37 +434,40 @@ def worked_example():
 
 def part_blog(args):
     n_go, n_chess, n_flat, n_puct = (500, 500, 40, 200) if args.quick else (5000, 5000, 400, 1000)
-    progress(f"the article: UCT on the Go corner ({n_go:,} simulations, 4 seeds), the chess trap, PUCT")
-    seeds, pool = [args.seed + i for i in range(4)], POOLS["now"]
-    go = [pool.submit(go_run, seed, n_go) for seed in seeds]  # all begun at once, then collected
-    chess = pool.submit(chess_run, args.seed, n_chess, n_flat)
-    runs = [pool.submit(puct_run, seed, weight, n_puct) for seed in seeds for weight in (0.0, 0.5)]
+    go_seeds, pool = range(args.seed, args.seed + 4 * args.seeds), POOLS["now"]  # four Go searches a seed of the run
+    progress(f"the article: UCT on the Go corner ({n_go:,} simulations, seeds {go_seeds[0]}-{go_seeds[-1]}), the chess "
+             f"trap, PUCT")
+    go = [pool.submit(go_run, seed, n_go) for seed in go_seeds]  # all begun at once, then collected
+    chess = [pool.submit(chess_run, seed, n_chess, n_flat) for seed in seeds(args)]
+    runs = [pool.submit(puct_run, seed, weight, n_puct) for seed in go_seeds for weight in (0.0, 0.5)]
 
     go, a = [f.result() for f in go], ARTICLE["go"]
-    table(f"Article, Part 1: UCT on the 7x7 Go corner ({n_go:,} simulations, c = 1.0)",
-          ["", "article"] + [f"seed {r['seed']}" for r in go],
-          [[label, a[key]] + [r[key] for r in go] for label, key in (
+    table(f"Article, Part 1: UCT on the 7x7 Go corner ({n_go:,} simulations, c = 1.0; ours: the median [and range] "
+          f"over {len(go)} seeds)", ["", "article", "ours"], [[label, a[key], spread([r[key] for r in go])]
+                                                                for label, key in (
               ("B1 visits", "b1_visits"), ("B1 win rate", "b1_win_rate"), ("runner-up", "runner_up"),
               ("B1 most visited from simulation", "b1_leads_from"), ("CPU seconds", "seconds"))])
     median = statistics.median(r["seconds"] for r in go)
     print(f"  median CPU seconds: {median:.2f}")
-    (ours, figure), a = chess.result(), ARTICLE["chess"]
+    chess, a = [f.result() for f in chess], ARTICLE["chess"]
+    every, figure = [c[0] for c in chess], chess[0][1]  # (the figure: the first seed's)
     table(f"Article, Part 1: the chess trap (flat: {n_flat} rollouts a move; UCT: {n_chess:,} simulations, c = 0.7; "
-          f"seed {args.seed})", ["", "article", "ours"], [[label, a.get(key, ""), ours[key]] for label, key in (
+          f"{over(args)})", ["", "article", "ours"], [[label, a.get(key, ""), spread([c[key] for c in every])]
+                                                        for label, key in (
               ("flat Monte Carlo: Qxd7's score", "flat_qxd7"), ("  its rank", "flat_qxd7_rank"),
               ("flat Monte Carlo: Kf1's score", "flat_kf1"), ("  its rank", "flat_kf1_rank"),
               (f"UCT: Qxd7's visits of {n_chess:,}", "mcts_qxd7_visits"), ("UCT: six most visited", "top6"),
               ("  of them allowing ...Re1#", "top6_allowing_mate"),
               ("White's moves allowing ...Re1#", "moves_allowing_mate"), ("CPU seconds (both searches)", "seconds"))])
     runs, a = [f.result() for f in runs], ARTICLE["puct"]
-    lead = lambda r: "-" if r["b1_leads_from"] is None else r["b1_leads_from"]  # None: B1 was not ahead at the end
     uniform, leaning = [r for r in runs if r["weight"] == 0.0], [r for r in runs if r["weight"] == 0.5]
-    table(f"Article, Part 2: PUCT on the Go corner, stand-in network ({n_puct:,} simulations, c_puct = 1.5)",
-          ["", "article"] + [f"seed {s}" for s in seeds],
-          [["uniform priors: B1 leads from", a["uniform_leads_from"]] + [lead(r) for r in uniform],
-           ["uniform priors: B1's share", ""] + [r["b1_share"] for r in uniform],
-           ["leaning 0.5 on B1: B1 leads from", a["leaning_leads_from"]] + [lead(r) for r in leaning],
-           ["leaning 0.5 on B1: B1's share", a["leaning_share"]] + [r["b1_share"] for r in leaning]])
+    table(f"Article, Part 2: PUCT on the Go corner, stand-in network ({n_puct:,} simulations, c_puct = 1.5; ours: the "
+          f"median [and range] over {len(uniform)} seeds)", ["", "article", "ours"],
+          [[label, theirs, spread([r[key] for r in group])] for label, theirs, group, key in (
+              ("uniform priors: B1 leads from", a["uniform_leads_from"], uniform, "b1_leads_from"),
+              ("uniform priors: B1's share", "", uniform, "b1_share"),
+              ("leaning 0.5 on B1: B1 leads from", a["leaning_leads_from"], leaning, "b1_leads_from"),
+              ("leaning 0.5 on B1: B1's share", a["leaning_share"], leaning, "b1_share"))])
     worked = worked_example()
 
     # the article ran each experiment once: bounds around its numbers (CPU seconds measure the machine: not judged)
@@ -444,7 +475,8 @@ def part_blog(args):
         ("B1's visits", "b1_visits", ">= 3500", lambda v: v >= 3500),
         ("B1's win rate", "b1_win_rate", "0.80-0.97", lambda v: 0.80 <= v <= 0.97),
         ("B1 most visited from", "b1_leads_from", "<= 500", lambda v: (v or 1e9) <= 500))]
-    checks += [Check(f"chess: {name}", ours[key], theirs, ok(ours[key])) for name, key, theirs, ok in (
+    checks += [Check(f"chess, seed {seed}: {name}", ours[key], theirs, ok(ours[key]))
+               for seed, ours in zip(seeds(args), every) for name, key, theirs, ok in (
         ("flat Qxd7's rank", "flat_qxd7_rank", 1, lambda v: v == 1),
         ("flat Qxd7's score", "flat_qxd7", "0.64-0.78", lambda v: 0.64 <= v <= 0.78),
         ("UCT's visits to Qxd7", "mcts_qxd7_visits", "<= 150", lambda v: v <= 150),
@@ -456,7 +488,7 @@ def part_blog(args):
     checks += [Check(f"worked example: the crack's {name}", worked[f"crack_{name}"], theirs, worked[f"crack_{name}"]
                      == theirs) for name, theirs in (("bonus", 0.198), ("margin", 0.049))]
     return {"go": {"runs": go, "median_seconds": median, "article": ARTICLE["go"]},
-            "chess": {"ours": ours, "article": ARTICLE["chess"], "figure": figure},
+            "chess": {"ours": dict(zip(seeds(args), every)), "article": ARTICLE["chess"], "figure": figure},
             "puct": {"runs": runs, "article": ARTICLE["puct"]}, "worked_example": worked, "checks": checks}
 
 
@@ -478,32 +510,34 @@ def tictactoe_row(r, tag=""):
                         round(r[f"{tag}search_optimal"], 3), r[f"{tag}search_games"].count(0.0))
 
 
-def tictactoe_checks(name, row, lab, n_games):
-    """Our four numbers against the lab's: fractions within the tolerance, losses (the lab's of 100 games) within two
-    standard errors."""
-    return [check(f"{name}: {field}", getattr(row, field), getattr(lab, field), None if "optimal" in field else n_games)
-            for field in ("policy_optimal", "policy_losses", "search_optimal", "search_losses")]
+def tictactoe_checks(name, rows, lab, n_games):
+    """Our four numbers over the seeds (rows: a record a seed) against the lab's (see check): fractions within the
+    tolerance, losses (the lab's of 100 games) within two standard errors."""
+    return [check(f"{name}: {field}", [getattr(row, field) for row in rows], getattr(lab, field),
+                  None if "optimal" in field else n_games) for field in TicTacToeRow._fields]
 
 
 def part_1(args):
     q = args.quick
     cfg = alphazero.settings("tictactoe", **(dict(iterations=5, games=20, simulations=20) if q else {}))
     keep, (n_games, n_positions) = (0, 5) if q else (0, 5, 10, 20, 40), (10, 500) if q else (100, 4520)
-    progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
-             f"{cfg['simulations']} simulations")
     jobs = Jobs()  # each network's measures begin as the training keeps it
-    train_keeping("tictactoe", cfg, args.seed, keep, workers=args.workers, on_kept=lambda it, net: jobs.add(
-        tictactoe_jobs(net, cfg["simulations"], n_games, n_positions, args.seed, tag=f"{it}:")))
-    progress(f"part 1: measuring {len(keep)} networks on {n_positions:,} positions and {n_games} games each")
+    for seed in seeds(args):
+        progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
+                 f"{cfg['simulations']} simulations, seed {seed}")
+        train_keeping("tictactoe", cfg, seed, keep, workers=args.workers, on_kept=lambda it, net, seed=seed: jobs.add(
+            tictactoe_jobs(net, cfg["simulations"], n_games, n_positions, seed, tag=f"{seed}:{it}:")))
+    progress(f"part 1: measuring {len(keep)} networks a seed on {n_positions:,} positions and {n_games} games each")
     r = jobs.results()
-    ours = {it: tictactoe_row(r, f"{it}:") for it in keep}
+    ours = {seed: {it: tictactoe_row(r, f"{seed}:{it}:") for it in keep} for seed in seeds(args)}
+    by_iteration = {it: [row[it] for row in ours.values()] for it in keep}
     table(f"Part 1: AlphaZero on tic-tac-toe ({cfg['simulations']} simulations per move, {cfg['games']} games per "
-          f"iteration)\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} games against "
+          f"iteration, {over(args)})\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} games against "
           f"the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"],
-          [[it] + beside(ours[it], LAB["1"].get(it)) for it in keep])
+          [[it] + beside(by_iteration[it], LAB["1"].get(it)) for it in keep])
     checks = [c for it in keep if it in LAB["1"]
-              for c in tictactoe_checks(f"part 1, iteration {it}", ours[it], LAB["1"][it], n_games)]
+              for c in tictactoe_checks(f"part 1, iteration {it}", by_iteration[it], LAB["1"][it], n_games)]
     return {"ours": ours, "lab": LAB["1"], "checks": checks}
 
 
@@ -531,18 +565,18 @@ def part_2_settings(quick):
     return alphazero.settings("connect4", **(dict(iterations=2, games=10, simulations=10) if quick else {}))
 
 
-def part_2_training(args, on_kept=None):
-    """Part 2's Connect Four training (a Trained), once a run; on_kept(it, net) is told each network as the training
-    keeps it (or at once, if this run has trained it)."""
-    key = args.quick, args.seed
+def part_2_training(args, seed, on_kept=None):
+    """Part 2's Connect Four training at `seed` (a Trained), once a run; on_kept(it, net) is told each network as the
+    training keeps it (or at once, if this run has trained it)."""
+    key = args.quick, seed
     if key in PART_2:
         for it, net in PART_2[key].nets.items():
             on_kept and on_kept(it, net)
         return PART_2[key]
     cfg = part_2_settings(args.quick)
     progress(f"part 2: training Connect Four, {cfg['iterations']} iterations x {cfg['games']} games x "
-             f"{cfg['simulations']} simulations")
-    PART_2[key] = train_keeping("connect4", cfg, args.seed, (0, 2) if args.quick else (0, 10, 20, 40, 60),
+             f"{cfg['simulations']} simulations, seed {seed}")
+    PART_2[key] = train_keeping("connect4", cfg, seed, (0, 2) if args.quick else (0, 10, 20, 40, 60),
                                 workers=args.workers, on_kept=on_kept)
     return PART_2[key]
 
@@ -551,33 +585,36 @@ def part_2(args, on_kept=None):
     """The lab's Part 2 table; on_kept(it, net), if given, is told each network as part_2_training's is."""
     sizes, more, jobs = part_2_sizes(args.quick), (0, 10) if args.quick else (0, 50, 200, 800), Jobs()
     n_sims = part_2_settings(args.quick)["simulations"]
-
-    def kept(it, net):  # each network's matches begin as the training keeps it
-        jobs.add(connect4_jobs(net, n_sims, sizes, args.seed, tag=f"{it}:"))
-        on_kept and on_kept(it, net)
-    trained = part_2_training(args, kept)
-    cfg, keep = trained.cfg, list(trained.nets)
-    final = trained.nets[cfg["iterations"]]
-    progress(f"part 2: matches for {len(keep)} networks, then the final one with {more} simulations against "
+    for seed in seeds(args):
+        def kept(it, net, seed=seed):  # each network's matches begin as the training keeps it
+            jobs.add(connect4_jobs(net, n_sims, sizes, seed, tag=f"{seed}:{it}:"))
+            on_kept and on_kept(it, net)
+        trained = part_2_training(args, seed, kept)
+        cfg, keep = trained.cfg, list(trained.nets)
+        final = trained.nets[cfg["iterations"]]  # with more search, as its matches begin
+        jobs.add({f"{seed}:more:{sims}": Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], seed)
+                  for sims in more})
+    progress(f"part 2: matches for {len(keep)} networks a seed, then the final one with {more} simulations against "
              f"UCT-{sizes[2]}")
-    jobs.add({f"more:{sims}": Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], args.seed)
-              for sims in more})
     r = jobs.results()
     keys = Connect4Row._fields
-    ours = {it: Connect4Row(*(round(mean(r[f"{it}:{k}"]), 3) for k in keys)) for it in keep}
+    ours = {seed: {it: Connect4Row(*(round(mean(r[f"{seed}:{it}:{k}"]), 3) for k in keys)) for it in keep}
+            for seed in seeds(args)}
+    by_iteration = {it: [row[it] for row in ours.values()] for it in keep}
     table(f"Part 2: AlphaZero on Connect Four ({cfg['simulations']} simulations per move, {cfg['iterations']} "
-          f"iterations of {cfg['games']} games)\n  score (win 1, draw 1/2) from random two-move openings, both colours: "
+          f"iterations of {cfg['games']} games, {over(args)})\n  score (win 1, draw 1/2) from random two-move openings, both colours: "
           f"the raw policy against the tactical player ({sizes[0]} games),\n  and search with {cfg['simulations']} "
           f"simulations against random ({sizes[1]}), tactical ({sizes[0]}) and UCT-{sizes[2]} ({sizes[1]} games)",
           ["iteration", "policy v tactical", "lab", "search v random", "lab", "search v tactical", "lab",
-           f"search v UCT-{sizes[2]}", "lab"], [[it] + beside(ours[it], LAB["2"].get(it)) for it in keep])
-    more_search = {sims: round(mean(r[f"more:{sims}"]), 3) for sims in more}
+           f"search v UCT-{sizes[2]}", "lab"], [[it] + beside(by_iteration[it], LAB["2"].get(it)) for it in keep])
+    more_search = {seed: {sims: round(mean(r[f"{seed}:more:{sims}"]), 3) for sims in more} for seed in seeds(args)}
+    by_sims = {sims: [scores[sims] for scores in more_search.values()] for sims in more}
     table(f"Part 2: the final network with more search, against UCT-{sizes[2]} ({sizes[1]} games each)",
-          ["simulations", "score", "lab"], [[s, f"{more_search[s]:.2f}", LAB["2_more_search"].get(s, "")] for s in more])
+          ["simulations", "score", "lab"], [[s, spread(by_sims[s]), LAB["2_more_search"].get(s, "")] for s in more])
     n_games = dict(zip(keys, (sizes[0], sizes[1], sizes[0], sizes[1])))
-    checks = [check(f"part 2, iteration {it}: {k}", getattr(ours[it], k), getattr(LAB["2"][it], k), n_games[k])
-              for it in keep if it in LAB["2"] for k in keys]
-    checks += [check(f"part 2, the final network with {s} simulations v UCT", more_search[s], LAB["2_more_search"][s],
+    checks = [check(f"part 2, iteration {it}: {k}", [getattr(row, k) for row in by_iteration[it]],
+                    getattr(LAB["2"][it], k), n_games[k]) for it in keep if it in LAB["2"] for k in keys]
+    checks += [check(f"part 2, the final network with {s} simulations v UCT", by_sims[s], LAB["2_more_search"][s],
                      sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
             "checks": checks}
@@ -587,34 +624,37 @@ def part_2(args, on_kept=None):
 # The lab's Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 seeds each
 
 @functools.cache  # once a run: main begins them before the first part
-def part_3a_trainings(quick, seed):
-    """Part 3a's six trainings, (algorithm, seed) each, begun in the workers of the lowest priority (POOLS["ahead"]),
-    so that they fill the cores the parts before leave idle: {(algorithm, seed): a Future of its Trained}."""
+def part_3a_trainings(quick, seed, n_seeds):
+    """Part 3a's trainings, (algorithm, seed) each, begun in the workers of the lowest priority (POOLS["ahead"]), so
+    that they fill the cores the parts before leave idle: {(algorithm, seed): a Future of its Trained}. Like the lab,
+    three seeds an algorithm for each of the run's seeds: the lab's rows "seed 0, 1, 2" are ours seed + i + 3k."""
     cfgs = {a: ALGORITHMS[a].settings("tictactoe", simulations=2, **(dict(iterations=5, games=20) if quick else {}))
             for a in ("alphazero", "gumbel")}
-    return {(a, seed + i): POOLS["ahead"].submit(train_one, a, "tictactoe", cfgs[a], seed + i, (cfgs[a]["iterations"],))
-            for a in ("alphazero", "gumbel") for i in range(3)}
+    return {(a, s): POOLS["ahead"].submit(train_one, a, "tictactoe", cfgs[a], s, (cfgs[a]["iterations"],))
+            for a in ("alphazero", "gumbel") for s in range(seed, seed + 3 * n_seeds)}
 
 
 def part_3a(args):
     n_games, n_positions = (10, 500) if args.quick else (100, 4520)
-    trainings = part_3a_trainings(args.quick, args.seed)
+    trainings = part_3a_trainings(args.quick, args.seed, args.seeds)
     progress(f"part 3a: training tic-tac-toe with 2 simulations per move, PUCT and Gumbel, seeds "
-             f"{sorted({seed for _, seed in trainings})}, the six side by side")
+             f"{args.seed}-{args.seed + 3 * args.seeds - 1}, side by side")
     trained, jobs = {run: future.result() for run, future in trainings.items()}, {}
-    progress(f"part 3a: measuring the six networks on {n_positions:,} positions and {n_games} games each")
-    for (a, seed), t in trained.items():
+    progress(f"part 3a: measuring the {len(trained)} networks on {n_positions:,} positions and {n_games} games each")
+    for (a, seed), t in trained.items():  # (the games' seed is the run's, as the lab measures every network alike)
         jobs.update(tictactoe_jobs(t.nets[t.cfg["iterations"]], 2, n_games, n_positions, args.seed, f"{a}:{seed}:", a))
     r = run_jobs(jobs)
-    ours, rows, checks = {}, [], []
-    for i, (a, seed) in enumerate(trained):
-        label = f"{NAMES[a]} seed {seed}"
-        ours[label] = tictactoe_row(r, f"{a}:{seed}:")
-        lab = LAB["3a"][f"{NAMES[a]} seed {i % 3}"]  # the lab's seeds 0-2 beside ours
-        rows.append([label] + beside(ours[label], lab))
-        checks += tictactoe_checks(f"part 3a, {label}", ours[label], lab, n_games)
+    ours = {f"{NAMES[a]} seed {seed}": tictactoe_row(r, f"{a}:{seed}:") for a, seed in trained}
+    rows, checks = [], []
+    for name, lab in LAB["3a"].items():  # the lab's "puct seed 1" beside ours at seeds 1, 4, 7, ... (from --seed)
+        algorithm, group = name.split()[0], range(args.seed + int(name[-1]), args.seed + 3 * args.seeds, 3)
+        label, group_rows = f"{algorithm} seed{'s' * (len(group) > 1)} {', '.join(map(str, group))}", \
+            [ours[f"{algorithm} seed {s}"] for s in group]
+        rows.append([label] + beside(group_rows, lab))
+        checks += tictactoe_checks(f"part 3a, {label}", group_rows, lab, n_games)
     cfg = trained["gumbel", args.seed].cfg
-    table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds\n"
+    table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds an "
+          f"algorithm for each of the run's\n"
           f"  after {cfg['iterations']} iterations of {cfg['games']} games: optimal-move fraction and losses against "
           f"the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
@@ -625,19 +665,23 @@ def part_3a(args):
 # The lab's Part 3b: Gumbel against PUCT search with Part 2's final network, at equal budgets
 
 def part_3b(args):
-    if (args.quick, args.seed) not in PART_2:
-        progress("part 3b needs Part 2's final Connect Four network, not trained in this run: training it first")
-    trained = part_2_training(args)
-    final = trained.nets[trained.cfg["iterations"]]
-    budgets, n_games = ((2, 4), 10) if args.quick else ((2, 4, 8, 16, 32, 64), 100)
-    progress(f"part 3b: Gumbel against PUCT with the final Connect Four network, {n_games} games per budget")
-    r = run_jobs({sims: Match("connect4", Agent(final, sims, "gumbel"), Agent(final, sims), n_games, args.seed)
+    (budgets, n_games), jobs = ((2, 4), 10) if args.quick else ((2, 4, 8, 16, 32, 64), 100), Jobs()
+    for seed in seeds(args):
+        if (args.quick, seed) not in PART_2:
+            progress(f"part 3b needs Part 2's final Connect Four network at seed {seed}, not trained in this run: "
+                     f"training it first")
+        trained = part_2_training(args, seed)
+        final = trained.nets[trained.cfg["iterations"]]
+        jobs.add({(seed, sims): Match("connect4", Agent(final, sims, "gumbel"), Agent(final, sims), n_games, seed)
                   for sims in budgets})
-    ours = {sims: round(mean(r[sims]), 3) for sims in budgets}
+    progress(f"part 3b: Gumbel against PUCT with the final Connect Four network, {n_games} games per budget")
+    r = jobs.results()
+    ours = {seed: {sims: round(mean(r[seed, sims]), 3) for sims in budgets} for seed in seeds(args)}
+    by_sims = {sims: [scores[sims] for scores in ours.values()] for sims in budgets}
     table(f"Part 3b: Gumbel against PUCT search with the same Connect Four network and budget ({n_games} games, "
-          f"random two-move openings, both colours)", ["simulations each", "Gumbel scores", "lab"],
-          [[sims, f"{ours[sims]:.2f}", LAB["3b"].get(sims, "")] for sims in budgets])
-    checks = [check(f"part 3b, {s} simulations: Gumbel's score", ours[s], LAB["3b"][s], n_games) for s in budgets]
+          f"random two-move openings, both colours, {over(args)})", ["simulations each", "Gumbel scores", "lab"],
+          [[sims, spread(by_sims[sims]), LAB["3b"].get(sims, "")] for sims in budgets])
+    checks = [check(f"part 3b, {s} simulations: Gumbel's score", by_sims[s], LAB["3b"][s], n_games) for s in budgets]
     return {"ours": ours, "lab": LAB["3b"], "checks": checks}
 
 
@@ -682,13 +726,17 @@ PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog), "1": (
 WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
 
 
-def command_line(doc, parts, json_path):
-    """The flags both scripts take (a bad one: one line, exit status 1)."""
+def command_line(doc, parts, json_path, seeds=False):
+    """The flags both scripts take (a bad one: one line, exit status 1); evaluate.py's --seeds too."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")
     parser.add_argument("--part", choices=[*parts, "all"], default="all", help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size (a check that it runs)")
     parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="base random seed (default 0)")
+    parser.set_defaults(seeds=1)  # (further.py's parts run once, at --seed)
+    if seeds:
+        parser.add_argument("--seeds", type=plumbing.number(1, 1000), help="run every part at seeds SEED to SEED + N - 1"
+                            "; a table then gives our numbers' median and range (default 1)")
     parser.add_argument("--workers", type=plumbing.number(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
@@ -703,7 +751,8 @@ def report(args, parser):
     --plots' folder checked; then the workers started. The body fills the dict it is given; then it is written (JSON,
     atomically: a run stopped half-way leaves the last one whole) and drawn (--plots)."""
     if args.checkpoint is not None:
-        args.part == "all" or parser.error("--part is for the parts; --checkpoint measures one network")
+        args.part == "all" and args.seeds == 1 or parser.error("--part and --seeds are for the parts; --checkpoint "
+                                                               "measures one network")
         alphazero.load(args.checkpoint, as_net=False)
     if not args.json or os.path.lexists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
         raise ValueError(f"{args.json!r} is not a regular file: choose another --json")
@@ -754,18 +803,19 @@ def run_parts(parts, args):
 
 
 def main():
-    parser = command_line(__doc__, PARTS, "evaluate.json")
+    parser = command_line(__doc__, PARTS, "evaluate.json", seeds=True)
     args = parser.parse_args()
     with report(args, parser) as results:
         if args.checkpoint:
             results["checkpoint"] = measure_checkpoint(args)
         else:
             if args.part in ("all", "3a"):
-                part_3a_trainings(args.quick, args.seed)  # begun now, to fill the cores the parts before leave idle
+                part_3a_trainings(args.quick, args.seed, args.seeds)  # begun now, to fill the cores the parts before leave idle
             results.update(run_parts(PARTS, args))
-            print("  the article ran each experiment once: its numbers are checked against bounds around them; the lab's"
-                  "\n  scores within two standard errors of the difference of two scores over N games each, its optimal-"
-                  f"move\n  fractions within {FRACTION_TOLERANCE} (about the spread between its own seeds)"
+            print("  the article ran each experiment once: each of our runs is checked against bounds around its numbers;"
+                  "\n  a number of the lab's is within when it lies in our range over the seeds, or within two standard "
+                  "errors\n  of the difference of two scores over N games each from its nearer end (an optimal-move "
+                  f"fraction: within {FRACTION_TOLERANCE})"
                   + "\n  (--quick: every part at a small size, so these verdicts say little)" * args.quick)
     return f"\n{time.time() - START:.0f} s in all; every number is in {args.json}"
 

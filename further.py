@@ -394,7 +394,7 @@ def part_2_results(args, truth):
     budget = 20_000 if args.quick else TRUTH_BUDGET
     measure = lambda it, net: truth.add(truth_jobs(functools.partial(Agent, net), (0, sims), n_truth, args.seed,
                                                    budget, f"{it}:"))
-    scores, trained = evaluate.part_2(args, measure)["ours"], evaluate.part_2_training(args)
+    scores, trained = evaluate.part_2(args, measure)["ours"][args.seed], evaluate.part_2_training(args, args.seed)
     return dict(nets=trained.nets, scores=scores, clock=trained.clock, simulations=sims, n_truth=n_truth)
 
 
@@ -682,7 +682,7 @@ def part_recipe(args):
     errors = {"benchmark errors: policy": "policy", f"benchmark errors: search {deep}": f"search {deep}"}
     if (args.quick, args.seed) not in evaluate.PART_2:
         evaluate.progress("recipe: first the lab's Part 2 training (python alphazero.py), the yardstick of its time")
-    lab_seconds = evaluate.part_2_training(args).seconds
+    lab_seconds = evaluate.part_2_training(args, args.seed).seconds
     evaluate.progress(f"recipe: training alphazero_plus.py on Connect Four{' (--quick: 2 iterations)' if q else ''}")
     positions = read_benchmark()[::40 if q else 1]
 

@@ -40,8 +40,13 @@ def finish(ax, legend=None, small=False, **settings):
 
 
 def beside(ax, xs, ours, theirs, label, color):
-    """Our numbers as a line with dots; the lab's, where it has one, as hollow squares of the same colour."""
-    ax.plot(xs, ours, "o-", color=color, label=f"{label}: ours")
+    """Our numbers (at each x, a list: one a seed) as dots, their median as a line; the lab's, where it has one, as
+    hollow squares of the same colour."""
+    seeds = len(ours[0])
+    ax.plot(xs, [statistics.median(at) for at in ours], "-", color=color,
+            label=f"{label}: ours" + f" (the median of {seeds} seeds)" * (seeds > 1))
+    ax.plot([x for x, at in zip(xs, ours) for _ in at], [y for at in ours for y in at], "o", color=color,
+            markersize=6 if seeds == 1 else 3.5)
     known = [(x, t) for x, t in zip(xs, theirs) if t is not None]
     if known:
         ax.plot(*zip(*known), "s", color=color, markerfacecolor="none", markersize=9, label=f"{label}: the lab's")
@@ -49,6 +54,11 @@ def beside(ax, xs, ours, theirs, label, color):
 
 def by_number(d):  # a JSON object whose keys are numbers (iterations, simulations), with int keys, in order
     return {int(k): v for k, v in d.items()}
+
+
+def by_seed(ours):  # our numbers by seed, {seed: {x: a number or record}}, as {x: [one a seed]} (x: int keys)
+    runs = [by_number(run) for run in ours.values()]
+    return {x: [run[x] for run in runs] for x in runs[0]}
 
 
 def plot_blog(r):
@@ -94,13 +104,14 @@ def plot_blog(r):
 
 
 def plot_part_1(r):
-    ours, lab = by_number(r["ours"]), by_number(r["lab"])
+    lab = by_number(r["lab"])
     fig, (left, right) = figure("Lab, Part 1: AlphaZero on tic-tac-toe, the raw policy and search with 100 simulations",
                                 1, 2)
+    rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
-            beside(ax, list(ours), [row[field] for row in ours.values()],
-                   [lab[it][field] if it in lab else None for it in ours], who, f"C{k}")
+            beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
+                   [lab[it][field] if it in lab else None for it in rows], who, f"C{k}")
     finish(left, xlabel="iteration", ylabel="fraction of the 4,520 positions answered optimally")
     finish(right, xlabel="iteration", ylabel="losses in the games against the perfect player")
     return {"lab_part_1": fig}
@@ -108,7 +119,7 @@ def plot_part_1(r):
 
 def by_simulations(title, ours, lab, label, even=False, **settings):  # a score by simulations, 0 drawn at 1 (log x)
     fig, ax = figure(title, size=(7, 4.2))
-    xs = [max(s, 1) for s in ours]
+    xs = [max(s, 1) for s in ours]  # (ours: {simulations: [a score a seed]})
     beside(ax, xs, list(ours.values()), [lab.get(s) for s in ours], label, "C0")
     if even:
         ax.axhline(0.5, ls=":", color="grey", label="even")
@@ -118,33 +129,38 @@ def by_simulations(title, ours, lab, label, even=False, **settings):  # a score 
 
 
 def plot_part_2(r):
-    ours, lab = by_number(r["ours"]), by_number(r["lab"])
+    lab = by_number(r["lab"])
     fig, ax = figure("Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400", size=(8, 4.8))
-    for k, field in enumerate(next(iter(ours.values()))):
-        beside(ax, list(ours), [row[field] for row in ours.values()],
-               [lab[it][field] if it in lab else None for it in ours], field.replace("_", " "), f"C{k}")
+    rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
+    for k, field in enumerate(next(iter(rows.values()))[0]):
+        beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
+               [lab[it][field] if it in lab else None for it in rows], field.replace("_", " "), f"C{k}")
     finish(ax, small=True, xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
     return {"lab_part_2": fig, "lab_part_2_more_search": by_simulations(
-        "Lab, Part 2: the final network with more search, against UCT-400", by_number(r["more_search"]),
+        "Lab, Part 2: the final network with more search, against UCT-400", by_seed(r["more_search"]),
         by_number(r["lab_more_search"]), "the final network", xlabel="simulations (0 drawn at 1: the raw policy)",
         ylabel="score against UCT-400", ylim=(0, 1))}
 
 
 def plot_part_3a(r):
-    labels = list(r["ours"])
-    fig, (left, right) = figure("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 "
-                                "seeds (outlines: the lab's)", 1, 2, (12, 4.2))
+    """The lab's six rows (PUCT and Gumbel, its seeds 0-2), each beside ours at the seeds that stand for it: from the
+    run's first seed, its row i at seeds i, i + 3, i + 6, ..."""
+    first, labels = min(int(label.split()[-1]) for label in r["ours"]), list(r["lab"])
+    group = {name: [row for label, row in r["ours"].items() if label.split()[0] == name.split()[0] and
+                    (int(label.split()[-1]) - first) % 3 == int(name[-1])] for name in labels}
+    fig, (left, right) = figure("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, "
+                                "3 seeds (dots: ours; hollow squares: the lab's)", 1, 2, (12, 4.2))
     x = np.arange(len(labels))
-    lab = [r["lab"][label.rsplit(" ", 1)[0] + f" {i % 3}"] for i, label in enumerate(labels)]  # the lab's seeds 0-2
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
-            at = x + (k - 0.5) * 0.4  # the policy's bars left of each label, the search's right
-            ax.bar(at, [r["ours"][label][field] for label in labels], 0.4, color=f"C{k}", label=f"{who}: ours")
-            ax.bar(at, [row[field] for row in lab], 0.4, fill=False, edgecolor="k",
-                   label=f"{who}: the lab's" if k == 0 else None)
+            at = x + (k - 0.5) * 0.3  # the policy's left of each label, the search's right
+            ax.plot([a for a, name in zip(at, labels) for _ in group[name]],
+                    [row[field] for name in labels for row in group[name]], "o", color=f"C{k}", label=f"{who}: ours")
+            ax.plot(at, [r["lab"][name][field] for name in labels], "s", color=f"C{k}", markerfacecolor="none",
+                    markersize=9, label=f"{who}: the lab's")
     for ax, what in ((left, "fraction of the 4,520 positions answered optimally"),
                      (right, "losses to the perfect player")):
-        ax.set_xticks(x, labels, rotation=30, ha="right")
+        ax.set_xticks(x, [f"{name} (lab)" for name in labels], rotation=30, ha="right")
         ax.set(ylabel=what)
     left.legend(fontsize="small")
     fig.tight_layout()
@@ -152,11 +168,12 @@ def plot_part_3a(r):
 
 
 def plot_part_3b(r):
-    ours = by_number(r["ours"])  # (0.2 to 0.8, or wider where a score falls outside: --quick's few games)
+    ours = by_seed(r["ours"])  # (0.2 to 0.8, or wider where a score falls outside: --quick's few games)
+    scores = [x for at in ours.values() for x in at]
     return {"lab_part_3b": by_simulations(
         "Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget", ours,
         by_number(r["lab"]), "Gumbel's score", even=True, xlabel="simulations each",
-        ylabel="Gumbel's score against PUCT", ylim=(min(0.2, *ours.values()), max(0.8, *ours.values())))}
+        ylabel="Gumbel's score against PUCT", ylim=(min(0.2, *scores), max(0.8, *scores)))}
 
 
 def plot_questions(r):
