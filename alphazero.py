@@ -51,11 +51,12 @@ GAME_SETTINGS = {  # each game's own defaults (the lab's Part 2 for Connect Four
 class Node:
     """A position in the tree, reached by `move`; N and W count for the player who made `move`. No link to the
     parent: the back-up walks the path the selection took, so a tree holds no cycles and goes once it is let go."""
-    __slots__ = ("move", "children", "prior", "n", "w")  # self-play makes millions
+    __slots__ = ("move", "children", "prior", "network_prior", "n", "w")  # self-play makes millions
 
     def __init__(self, move=None, prior=1.0):
         self.move, self.children = move, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
+        self.network_prior = prior                    # the same, kept when self-play mixes noise into a root's priors
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
 
 
@@ -123,8 +124,9 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None):
 
 
 def best_move(root):
-    """The most visited move (a high average over few visits may be luck); a tie goes to the higher prior."""
-    return max(root.children, key=lambda ch: (ch.n, ch.prior)).move
+    """The most visited move (a high average over few visits may be luck); a tie goes to the network's higher
+    prior, as in the lab's code (in self-play, the root's noise explores; it does not choose among equals)."""
+    return max(root.children, key=lambda ch: (ch.n, ch.network_prior)).move
 
 
 def visit_policy(root, tau=1.0):

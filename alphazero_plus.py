@@ -71,11 +71,12 @@ GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further o
 class Node:
     """A position in the tree, reached by `move`; N and W count for the player who made `move`. No link to the
     parent: the back-up walks the path the selection took, so a tree holds no cycles and goes once it is let go."""
-    __slots__ = ("move", "children", "prior", "n", "w", "proven")  # self-play makes millions
+    __slots__ = ("move", "children", "prior", "network_prior", "n", "w", "proven")  # self-play makes millions
 
     def __init__(self, move=None, prior=1.0):
         self.move, self.children = move, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
+        self.network_prior = prior                    # the same, kept when self-play mixes noise into a root's priors
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
         self.proven = None                            # --solver: the exact value for whoever made `move`, once known
 
@@ -205,9 +206,10 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None, solver=Fa
 
 
 def best_move(root):
-    """The most visited move (a high average over few visits may be luck); a tie goes to the higher prior. With
+    """The most visited move (a high average over few visits may be luck); a tie goes to the network's higher
+    prior, as in the lab's code (in self-play, the root's noise explores; it does not choose among equals). With
     --solver, a proven win first, and a proven loss only when every move is one."""
-    return max(root.children, key=lambda ch: (ch.proven == 1, ch.proven != -1, ch.n, ch.prior)).move
+    return max(root.children, key=lambda ch: (ch.proven == 1, ch.proven != -1, ch.n, ch.network_prior)).move
 
 
 def visit_policy(root, tau=1.0):

@@ -812,6 +812,21 @@ def test_dirichlet_noise_mixes_its_weight_and_alpha():
     assert abs(np.var(draws) - 0.013636) < 0.0015, "Dirichlet noise: eta ~ Dir(alpha)"
 
 
+@pytest.mark.parametrize("module", [alphazero, alphazero_plus])
+def test_a_tie_in_the_visits_goes_to_the_networks_prior_not_to_the_noised_one(module):
+    # Two moves with 50 visits each; the network prefers move 0 (0.6 against 0.4). Noise of weight 1 with eta =
+    # (0.2, 0.8) makes the root's priors 0.2 and 0.8, which the search used; the move played after the temperature
+    # moves is still 0, as the lab's code plays argmax(N + 1e-6 P) with the network's P.
+    root = module.Node()
+    root.children = [module.Node(0, 0.6), module.Node(1, 0.4)]
+    module.add_dirichlet(root, types.SimpleNamespace(dirichlet=lambda alpha: np.array([0.2, 0.8])), 1.0, 1.0)
+    for ch in root.children:
+        ch.n = 50
+    assert [ch.prior for ch in root.children] == [0.2, 0.8] and module.best_move(root) == 0
+    root.children[1].n = 51  # no tie: the most visited
+    assert module.best_move(root) == 1
+
+
 def biased_net(module):
     """Every weight 0 but the output biases, ln 2 on move 0's logit and atanh 0.6 on the value: the same output for
     every position, priors 2 / 10 on move 0 and 1 / 10 on each other, v = 0.6."""
