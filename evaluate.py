@@ -751,8 +751,8 @@ def report(args, parser):
     --plots' folder checked; then the workers started. The body fills the dict it is given; then it is written (JSON,
     atomically: a run stopped half-way leaves the last one whole) and drawn (--plots)."""
     if args.checkpoint is not None:
-        args.part == "all" and args.seeds == 1 or parser.error("--part and --seeds are for the parts; --checkpoint "
-                                                               "measures one network")
+        for flag, default in (("part", "all"), ("seeds", 1)):
+            getattr(args, flag) == default or parser.error(f"--{flag} is for the parts; --checkpoint measures one network")
         alphazero.load(args.checkpoint, as_net=False)
     if not args.json or os.path.lexists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
         raise ValueError(f"{args.json!r} is not a regular file: choose another --json")

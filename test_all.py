@@ -2522,7 +2522,10 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
     (["evaluate.py", "--json", "TEXT"], "TEXT holds something other than evaluate.py's JSON: choose another --json"),
     (["further.py", "--checkpoint", "MISSING"], "no checkpoint at 'MISSING'"),
     (["further.py", "--checkpoint", "DAMAGED", "--part", "recipe"], "--part is for the parts; --checkpoint measures "
-                                                                     "one network")])
+                                                                     "one network"),
+    (["evaluate.py", "--checkpoint", "DAMAGED", "--seeds", "2"], "--seeds is for the parts; --checkpoint measures one "
+                                                                 "network"),
+    (["evaluate.py", "--seeds", "0"], "argument --seeds: must be a whole number from 1 to 1000, not '0'")])
 def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, words, tmp_path):
     # Missing, damaged (truncated: the same words from --play and --resume), foreign (a torch file of other
     # contents), one's own game's without its --game, another algorithm's, one already done, other settings
