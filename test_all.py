@@ -15,6 +15,7 @@ import builtins
 import contextlib
 import dataclasses
 import errno
+import fractions
 import functools
 import gc
 import inspect
@@ -2186,20 +2187,26 @@ class NanLater(games.TicTacToe):
 
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
-@pytest.mark.parametrize("bad", ["nan", "inf"])
+@pytest.mark.parametrize("bad", ["nan", "inf", "z"])
 def test_a_loss_that_turns_nan_or_infinite_stops_the_training_with_the_last_finite_network(module, bad, monkeypatch,
                                                                                            tmp_path):
     # Iteration 1 trains on numbers; from iteration 2 on every example's encoding is nan (or infinite, which makes
-    # the network's outputs nan: inf - inf), so its loss is not a number: the run stops there, in one line that names
-    # the iteration, and the checkpoint keeps iteration 1's finite network (its CSV one row), though 3 were asked.
+    # the network's outputs nan: inf - inf), so its loss is not a number; or ("z") every value target is 1e20, so that
+    # the outputs stay finite but (z - v)^2 = 1e40 is past float32's range: an infinite loss (one Adam step, as the
+    # next one's would be nan). The run stops there, in one line that names the iteration, and the checkpoint keeps
+    # iteration 1's finite network (its CSV one row), though 3 were asked.
     monkeypatch.setitem(module.GAMES, "nanlater", NanLater)
     monkeypatch.setattr(NanLater, "broken", [])
+    if bad == "z":
+        self_play = module.self_play
+        monkeypatch.setattr(module, "self_play", lambda *args: (lambda x, pi, z: (x, pi, z + 1e20 * bool(
+            NanLater.broken)))(*self_play(*args)))
     path, lines = str(tmp_path / "n.pt"), []
-    cfg = module.settings("nanlater", iterations=3, games=4, simulations=4, steps=3)
+    cfg = module.settings("nanlater", iterations=3, games=4, simulations=4, steps=1 if bad == "z" else 3)
     with pytest.raises(ValueError) as e:
         module.train("nanlater", cfg, 0, module.Run(1, out=path, log=lines.append),
-                     on_iteration=lambda it, net: NanLater.broken.append(bad) if it else None)
-    assert str(e.value) == "the loss is nan at iteration 2: the training diverged"
+                     on_iteration=lambda it, net: NanLater.broken.append(1 if bad == "z" else bad) if it else None)
+    assert str(e.value) == f"the loss is {'inf' if bad == 'z' else 'nan'} at iteration 2: the training diverged"
     assert e.value.__notes__ == [f"{path} holds iteration 1: add resume=True to go on"]
     assert len(lines) == 1 and "nan" not in lines[0]
     ckpt = torch.load(path, weights_only=True)
@@ -2511,6 +2518,7 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
     (["alphazero.py", "--play", "--checkpoint", "MISSING"], "no checkpoint at 'MISSING'"),
     (["alphazero.py", "--play", "--checkpoint", "DAMAGED"], "DAMAGED is damaged, or no checkpoint: torch cannot read it"),
     (["alphazero.py", "--resume", "--out", "DAMAGED"], "DAMAGED is damaged, or no checkpoint: torch cannot read it"),
+    (["alphazero.py", "--resume", "--out", "PICKLED"], "PICKLED is damaged, or no checkpoint: torch cannot read it"),
     (["alphazero_plus.py", "--play", "--checkpoint", "FOREIGN"], "FOREIGN is not a checkpoint of these scripts"),
     (["alphazero.py", "--play", "--checkpoint", "OWN"], "OWN holds a network of nim_game:Nim: add --game nim_game:Nim"),
     (["alphazero.py", *SMALL, "--resume", "--iterations", "2", "--out", "GUMBEL"],
@@ -2527,14 +2535,17 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
                                                                  "network"),
     (["evaluate.py", "--seeds", "0"], "argument --seeds: must be a whole number from 1 to 1000, not '0'")])
 def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, words, tmp_path):
-    # Missing, damaged (truncated: the same words from --play and --resume), foreign (a torch file of other
-    # contents), one's own game's without its --game, another algorithm's, one already done, other settings
-    paths = {name: str(tmp_path / f"{name.lower()}.pt") for name in ("MISSING", "DAMAGED", "FOREIGN", "OWN", "GUMBEL",
-                                                                     "TEXT")}
+    # Missing, damaged (truncated: the same words from --play and --resume), one holding a pickled object other than
+    # tensors and plain data (loaded only with weights_only=True refused: unpickling it could run any code), foreign
+    # (a torch file of other contents), one's own game's without its --game, another algorithm's, one already done,
+    # other settings
+    paths = {name: str(tmp_path / f"{name.lower()}.pt") for name in ("MISSING", "DAMAGED", "PICKLED", "FOREIGN", "OWN",
+                                                                     "GUMBEL", "TEXT")}
     alphazero.save(net_for(alphazero, "tictactoe", 8), paths["DAMAGED"], "tictactoe")
     with open(paths["DAMAGED"], "r+b") as f:
         f.truncate(300)
     torch.save({"weights": [1.0]}, paths["FOREIGN"])
+    torch.save({"game": "tictactoe", "hidden": 8, "state_dict": {}, "note": fractions.Fraction(1, 3)}, paths["PICKLED"])
     torch.save({"game": "nim_game:Nim", "hidden": 8, "state_dict": {}}, paths["OWN"])
     cfg = gumbel.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, hidden=8)
     gumbel.train("tictactoe", cfg, 0, gumbel.Run(1, paths["GUMBEL"], log=lambda line: None))
@@ -2600,6 +2611,20 @@ def test_over_seeds_the_labs_number_is_judged_against_our_range_widened_by_the_n
     assert spread([4, 5]) == "4.5 [4-5]" and spread([5, 3, None]) == "4 [3-5]; never in 1"
     assert spread(["Kf1", "f4", "Kf1"]) == "Kf1 (2 of 3)"
     assert check("x losses", [5, 3], 3, 100).ours == "4 [3-5] of 100"
+
+
+def test_the_uct_400_opponent_explores_as_the_labs_c_1_4_on_values_in_minus_1_to_1():
+    # The lab's UCT scores a child (2W - N) / N + 1.4 sqrt(ln N_parent / N) with W counted in [0, 1]; mcts.py's
+    # W / N + 0.7 sqrt(ln N_parent / N) is that halved plus 1/2, so the two pick the same child. Here ln 100 = 4.605:
+    # a child 60 of 80 scores 0.75 + 0.7 x 0.240 = 0.918 (lab: 0.5 + 1.4 x 0.240 = 0.836), one 12 of 20 scores 0.6 +
+    # 0.7 x 0.480 = 0.936 (lab: 0.2 + 0.672 = 0.872). With c = 1.0 the scores, 0.990 and 1.080, are no longer the
+    # lab's halved plus 1/2, and other children would be picked. Every UCT opponent of the tables has c = 0.7.
+    a, b = types.SimpleNamespace(w=60, n=80), types.SimpleNamespace(w=12, n=20)
+    ours = [mcts.uct_score(ch, math.log(100), evaluate.UCTPlayer(400).c) for ch in (a, b)]
+    lab = [(2 * ch.w - ch.n) / ch.n + 1.4 * math.sqrt(math.log(100) / ch.n) for ch in (a, b)]
+    assert ours == pytest.approx([(x + 1) / 2 for x in lab]) and ours == pytest.approx([0.918, 0.936], abs=1e-3)
+    jobs = evaluate.connect4_jobs(tiny(alphazero, "connect4"), 3, (4, 2, 400), 0)
+    assert jobs["search_v_uct"].opponent.c == 0.7 and jobs["search_v_uct"].opponent.n_simulations == 400
 
 
 def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
