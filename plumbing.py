@@ -26,8 +26,6 @@ def start_process():  # how every process computes (README: Speed); returns what
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
-    # (where torch and numpy share one OpenMP runtime, the BLAS restore puts torch's threads back too: a test there
-    # cannot see a missing set_num_threads)
     return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds), blas.restore_original_limits())
 
 
