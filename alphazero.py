@@ -56,7 +56,8 @@ class Node:
     def __init__(self, move=None, prior=1.0):
         self.move, self.children = move, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
-        self.network_prior = prior                    # the same, kept when self-play mixes noise into a root's priors
+        self.network_prior = prior                    # P(s,a) as the network gave it: add_dirichlet changes
+                                                      # only `prior`, so best_move breaks its ties by this one
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
 
 

@@ -318,8 +318,8 @@ def within_noise(ours, lab, n=None):
 def check(name, ours, lab, n=None):
     """A Check of our numbers over the seeds (a list) against the lab's one: a score over n games, a count of losses
     in n games (the lab's in 100), or an optimal-move fraction (n None). The lab's number is within when it lies in
-    our range over the seeds, widened at each end by one match's noise (within_noise); with one seed, that is
-    within_noise of the two numbers."""
+    our range over the seeds, or when within_noise accepts it beside the range's nearer end (two standard errors of
+    the difference of two scores, or FRACTION_TOLERANCE for a fraction). With one seed, that is today's verdict."""
     losses = n is not None and "losses" in name
     theirs, scores = (lab / 100, [x / n for x in ours]) if losses else (lab, ours)
     within = min(scores) <= theirs <= max(scores) or any(within_noise(x, theirs, n) for x in (min(scores), max(scores)))
@@ -328,7 +328,7 @@ def check(name, ours, lab, n=None):
 
 def spread(values):
     """Our numbers over the seeds in one cell: for one seed the number itself, else their median and range, as in
-    0.430 [0.310-0.520]; for words (a move), the most common and how many seeds gave it."""
+    0.430 [0.310-0.520]. For words (the chess trap's six moves, say) the most common, and how many seeds gave it."""
     if len(values) == 1:
         return "-" if values[0] is None else values[0]
     if not all(isinstance(x, (int, float, type(None))) for x in values):
@@ -356,7 +356,7 @@ def beside(ours, theirs):
     return [x for pair in zip(map(spread, zip(*ours)), theirs or [""] * 4) for x in pair]
 
 
-def seeds(args):  # the seeds every part runs with: --seed and the --seeds - 1 after it
+def seeds(args):  # the run's seeds: --seed, then the next ones up to --seeds of them
     return list(range(args.seed, args.seed + args.seeds))
 
 
@@ -434,7 +434,7 @@ def worked_example():
 
 def part_blog(args):
     n_go, n_chess, n_flat, n_puct = (500, 500, 40, 200) if args.quick else (5000, 5000, 400, 1000)
-    go_seeds, pool = range(args.seed, args.seed + 4 * args.seeds), POOLS["now"]  # four Go searches a seed of the run
+    go_seeds, pool = range(args.seed, args.seed + 4 * args.seeds), POOLS["now"]  # four Go searches for each run seed
     progress(f"the article: UCT on the Go corner ({n_go:,} simulations, seeds {go_seeds[0]}-{go_seeds[-1]}), the chess "
              f"trap, PUCT")
     go = [pool.submit(go_run, seed, n_go) for seed in go_seeds]  # all begun at once, then collected
@@ -532,8 +532,8 @@ def part_1(args):
     ours = {seed: {it: tictactoe_row(r, f"{seed}:{it}:") for it in keep} for seed in seeds(args)}
     by_iteration = {it: [row[it] for row in ours.values()] for it in keep}
     table(f"Part 1: AlphaZero on tic-tac-toe ({cfg['simulations']} simulations per move, {cfg['games']} games per "
-          f"iteration, {over(args)})\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} games against "
-          f"the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
+          f"iteration, {over(args)})\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} "
+          f"games against the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"],
           [[it] + beside(by_iteration[it], LAB["1"].get(it)) for it in keep])
     checks = [c for it in keep if it in LAB["1"]
@@ -558,7 +558,7 @@ def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero"
             f"{tag}search_v_uct": Match("connect4", agent, UCTPlayer(uct), n_other, seed)}
 
 
-PART_2 = {}  # Part 2's training, once a run: Part 3b and further.py use its networks, by (quick, seed)
+PART_2 = {}  # Part 2's trainings, each seed's once a run: Part 3b and further.py use their networks, by (quick, seed)
 
 
 def part_2_settings(quick):
@@ -566,8 +566,8 @@ def part_2_settings(quick):
 
 
 def part_2_training(args, seed, on_kept=None):
-    """Part 2's Connect Four training at `seed` (a Trained), once a run; on_kept(it, net) is told each network as the
-    training keeps it (or at once, if this run has trained it)."""
+    """Part 2's Connect Four training at `seed` (a Trained), trained once a run for each seed; on_kept(it, net) is
+    told each network as the training keeps it (or at once, if this run has trained it already)."""
     key = args.quick, seed
     if key in PART_2:
         for it, net in PART_2[key].nets.items():
@@ -582,7 +582,7 @@ def part_2_training(args, seed, on_kept=None):
 
 
 def part_2(args, on_kept=None):
-    """The lab's Part 2 table; on_kept(it, net), if given, is told each network as part_2_training's is."""
+    """The lab's Part 2 table; on_kept(it, net), if given, is told each seed's networks as its training keeps them."""
     sizes, more, jobs = part_2_sizes(args.quick), (0, 10) if args.quick else (0, 50, 200, 800), Jobs()
     n_sims = part_2_settings(args.quick)["simulations"]
     for seed in seeds(args):
@@ -591,7 +591,7 @@ def part_2(args, on_kept=None):
             on_kept and on_kept(it, net)
         trained = part_2_training(args, seed, kept)
         cfg, keep = trained.cfg, list(trained.nets)
-        final = trained.nets[cfg["iterations"]]  # with more search, as its matches begin
+        final = trained.nets[cfg["iterations"]]  # its games with more search begin now, beside the next training
         jobs.add({f"{seed}:more:{sims}": Match("connect4", Agent(final, sims), UCTPlayer(sizes[2]), sizes[1], seed)
                   for sims in more})
     progress(f"part 2: matches for {len(keep)} networks a seed, then the final one with {more} simulations against "
@@ -602,14 +602,15 @@ def part_2(args, on_kept=None):
             for seed in seeds(args)}
     by_iteration = {it: [row[it] for row in ours.values()] for it in keep}
     table(f"Part 2: AlphaZero on Connect Four ({cfg['simulations']} simulations per move, {cfg['iterations']} "
-          f"iterations of {cfg['games']} games, {over(args)})\n  score (win 1, draw 1/2) from random two-move openings, both colours: "
-          f"the raw policy against the tactical player ({sizes[0]} games),\n  and search with {cfg['simulations']} "
-          f"simulations against random ({sizes[1]}), tactical ({sizes[0]}) and UCT-{sizes[2]} ({sizes[1]} games)",
+          f"iterations of {cfg['games']} games, {over(args)})\n  score (win 1, draw 1/2) from random two-move "
+          f"openings, both colours: the raw policy against the tactical player ({sizes[0]} games),\n  and search with "
+          f"{cfg['simulations']} simulations against random ({sizes[1]}), tactical ({sizes[0]}) and UCT-{sizes[2]} "
+          f"({sizes[1]} games)",
           ["iteration", "policy v tactical", "lab", "search v random", "lab", "search v tactical", "lab",
            f"search v UCT-{sizes[2]}", "lab"], [[it] + beside(by_iteration[it], LAB["2"].get(it)) for it in keep])
     more_search = {seed: {sims: round(mean(r[f"{seed}:more:{sims}"]), 3) for sims in more} for seed in seeds(args)}
     by_sims = {sims: [scores[sims] for scores in more_search.values()] for sims in more}
-    table(f"Part 2: the final network with more search, against UCT-{sizes[2]} ({sizes[1]} games each)",
+    table(f"Part 2: the final network with more search, against UCT-{sizes[2]} ({sizes[1]} games each, {over(args)})",
           ["simulations", "score", "lab"], [[s, spread(by_sims[s]), LAB["2_more_search"].get(s, "")] for s in more])
     n_games = dict(zip(keys, (sizes[0], sizes[1], sizes[0], sizes[1])))
     checks = [check(f"part 2, iteration {it}: {k}", [getattr(row, k) for row in by_iteration[it]],
@@ -626,8 +627,9 @@ def part_2(args, on_kept=None):
 @functools.cache  # once a run: main begins them before the first part
 def part_3a_trainings(quick, seed, n_seeds):
     """Part 3a's trainings, (algorithm, seed) each, begun in the workers of the lowest priority (POOLS["ahead"]), so
-    that they fill the cores the parts before leave idle: {(algorithm, seed): a Future of its Trained}. Like the lab,
-    three seeds an algorithm for each of the run's seeds: the lab's rows "seed 0, 1, 2" are ours seed + i + 3k."""
+    that they fill the cores the parts before leave idle: {(algorithm, seed): a Future of its Trained}. The lab trains
+    three seeds of each algorithm; we train three for each seed of the run, so that the lab's row "puct seed i" stands
+    beside ours at seeds seed + i, seed + i + 3, and so on."""
     cfgs = {a: ALGORITHMS[a].settings("tictactoe", simulations=2, **(dict(iterations=5, games=20) if quick else {}))
             for a in ("alphazero", "gumbel")}
     return {(a, s): POOLS["ahead"].submit(train_one, a, "tictactoe", cfgs[a], s, (cfgs[a]["iterations"],))
@@ -653,8 +655,9 @@ def part_3a(args):
         rows.append([label] + beside(group_rows, lab))
         checks += tictactoe_checks(f"part 3a, {label}", group_rows, lab, n_games)
     cfg = trained["gumbel", args.seed].cfg
-    table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds an "
-          f"algorithm for each of the run's\n"
+    table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds each" + (
+          f"\n  for each of the run's {args.seeds} seeds; ours: the median [and range] over those beside each of the "
+          f"lab's" if args.seeds > 1 else "") + "\n"
           f"  after {cfg['iterations']} iterations of {cfg['games']} games: optimal-move fraction and losses against "
           f"the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
@@ -735,8 +738,9 @@ def command_line(doc, parts, json_path, seeds=False):
     parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="base random seed (default 0)")
     parser.set_defaults(seeds=1)  # (further.py's parts run once, at --seed)
     if seeds:
-        parser.add_argument("--seeds", type=plumbing.number(1, 1000), help="run every part at seeds SEED to SEED + N - 1"
-                            "; a table then gives our numbers' median and range (default 1)")
+        parser.add_argument("--seeds", type=plumbing.number(1, 1000), metavar="N", help="run every part at N seeds, "
+                            "from --seed on (the article's Go and PUCT searches at 4 N, Part 3a's trainings at 3 N an "
+                            "algorithm); each table then gives our median [and range] over them (default 1)")
     parser.add_argument("--workers", type=plumbing.number(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
@@ -752,7 +756,8 @@ def report(args, parser):
     atomically: a run stopped half-way leaves the last one whole) and drawn (--plots)."""
     if args.checkpoint is not None:
         for flag, default in (("part", "all"), ("seeds", 1)):
-            getattr(args, flag) == default or parser.error(f"--{flag} is for the parts; --checkpoint measures one network")
+            getattr(args, flag) == default or parser.error(f"--{flag} is for the parts; --checkpoint measures one "
+                                                           "network")
         alphazero.load(args.checkpoint, as_net=False)
     if not args.json or os.path.lexists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
         raise ValueError(f"{args.json!r} is not a regular file: choose another --json")
@@ -810,12 +815,12 @@ def main():
             results["checkpoint"] = measure_checkpoint(args)
         else:
             if args.part in ("all", "3a"):
-                part_3a_trainings(args.quick, args.seed, args.seeds)  # begun now, to fill the cores the parts before leave idle
+                part_3a_trainings(args.quick, args.seed, args.seeds)  # begun now, to fill the cores idle before it
             results.update(run_parts(PARTS, args))
-            print("  the article ran each experiment once: each of our runs is checked against bounds around its numbers;"
-                  "\n  a number of the lab's is within when it lies in our range over the seeds, or within two standard "
-                  "errors\n  of the difference of two scores over N games each from its nearer end (an optimal-move "
-                  f"fraction: within {FRACTION_TOLERANCE})"
+            print("  the article ran each experiment once: each of our runs is checked against bounds around its "
+                  "numbers;\n  a number of the lab's is within when it lies in our range over the seeds, or within two "
+                  "standard errors\n  of the difference of two scores over N games each from its nearer end (an "
+                  f"optimal-move fraction: within {FRACTION_TOLERANCE})"
                   + "\n  (--quick: every part at a small size, so these verdicts say little)" * args.quick)
     return f"\n{time.time() - START:.0f} s in all; every number is in {args.json}"
 

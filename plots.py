@@ -40,8 +40,8 @@ def finish(ax, legend=None, small=False, **settings):
 
 
 def beside(ax, xs, ours, theirs, label, color):
-    """Our numbers (at each x, a list: one a seed) as dots, their median as a line; the lab's, where it has one, as
-    hollow squares of the same colour."""
+    """Our numbers as dots, one for each seed at each x (ours holds a list for each x), and a line through their
+    medians; the lab's, where it has one, as hollow squares of the same colour."""
     seeds = len(ours[0])
     ax.plot(xs, [statistics.median(at) for at in ours], "-", color=color,
             label=f"{label}: ours" + f" (the median of {seeds} seeds)" * (seeds > 1))
@@ -56,7 +56,7 @@ def by_number(d):  # a JSON object whose keys are numbers (iterations, simulatio
     return {int(k): v for k, v in d.items()}
 
 
-def by_seed(ours):  # our numbers by seed, {seed: {x: a number or record}}, as {x: [one a seed]} (x: int keys)
+def by_seed(ours):  # {seed: {x: a number or record}} turned round: {x (an int): [the number or record of each seed]}
     runs = [by_number(run) for run in ours.values()]
     return {x: [run[x] for run in runs] for x in runs[0]}
 
@@ -143,13 +143,13 @@ def plot_part_2(r):
 
 
 def plot_part_3a(r):
-    """The lab's six rows (PUCT and Gumbel, its seeds 0-2), each beside ours at the seeds that stand for it: from the
-    run's first seed, its row i at seeds i, i + 3, i + 6, ..."""
+    """The lab's six rows (PUCT and Gumbel, its seeds 0-2), each beside ours at the seeds that stand for it: counting
+    from the run's first seed, the lab's seed i stands beside our seeds i, i + 3, i + 6, and so on."""
     first, labels = min(int(label.split()[-1]) for label in r["ours"]), list(r["lab"])
     group = {name: [row for label, row in r["ours"].items() if label.split()[0] == name.split()[0] and
                     (int(label.split()[-1]) - first) % 3 == int(name[-1])] for name in labels}
-    fig, (left, right) = figure("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, "
-                                "3 seeds (dots: ours; hollow squares: the lab's)", 1, 2, (12, 4.2))
+    fig, (left, right) = figure("Lab, Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel "
+                                "(dots: ours, a seed each; hollow squares: the lab's)", 1, 2, (12, 4.2))
     x = np.arange(len(labels))
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):

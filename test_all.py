@@ -2930,10 +2930,12 @@ def test_the_lab_part_2_3a_and_3b_figures_hold_the_tables_numbers():
     assert more["the final network: ours"] == ([1, 50], [0.1, 0.6])  # 0 simulations drawn at 1 on the log axis
     fig = plots.plot_part_3b(as_json({"ours": {0: {2: 0.6, 4: 0.52}, 1: {2: 0.4, 4: 0.5}}, "lab": evaluate.LAB["3b"]}))
     lines, dots = lines_of(fig["lab_part_3b"].axes[0])
-    assert lines["Gumbel's score: ours (the median of 2 seeds)"] == pytest.approx([0.5, 0.51]) and dots == [[0.6, 0.4, 0.52, 0.5]]
+    assert lines["Gumbel's score: ours (the median of 2 seeds)"] == pytest.approx([0.5, 0.51])
+    assert dots == [[0.6, 0.4, 0.52, 0.5]]
     assert lines["Gumbel's score: the lab's"] == [0.54, 0.55]
     # Part 3a from seed 5 with 2 seeds: the lab's "puct seed 1" beside ours at seeds 6 and 9 (5 + 1, then + 3)
-    ours = {f"{a} seed {s}": evaluate.TicTacToeRow(s / 10, s, s / 10, s) for a in ("puct", "gumbel") for s in range(5, 11)}
+    ours = {f"{a} seed {s}": evaluate.TicTacToeRow(s / 10, s, s / 10, s) for a in ("puct", "gumbel")
+            for s in range(5, 11)}
     optimal, losses = plots.plot_part_3a(as_json({"ours": ours, "lab": evaluate.LAB["3a"]}))["lab_part_3a"].axes
     assert list(optimal.lines[0].get_ydata()) == [0.5, 0.8, 0.6, 0.9, 0.7, 1.0] * 2  # the policy's, row by row
     assert list(losses.lines[1].get_ydata()) == [100, 60, 59, 52, 26, 51]  # the lab's
@@ -2973,8 +2975,8 @@ def test_evaluate_checkpoint_prints_its_measures_with_their_game_counts(tmp_path
 def evaluate_quick_scripts(folder):
     """Every part in one run at seeds 0 and 1, with 2 workers; then each part alone, but Part 2 (left out for time:
     Part 3b alone trains its networks again, which must match), with 1 worker or 3; and Part 1 at seed 0 alone."""
-    return [Script("whole", ["evaluate.py", "--quick", "--seeds", "2", "--workers", "2", "--json", str(folder / "r.json"),
-                             "--plots", str(folder / "figures")])] + [
+    return [Script("whole", ["evaluate.py", "--quick", "--seeds", "2", "--workers", "2", "--json",
+                             str(folder / "r.json"), "--plots", str(folder / "figures")])] + [
         Script(part, ["evaluate.py", "--quick", "--seeds", "2", "--part", part, "--workers", WORKERS_ALONE[part],
                       "--json", str(folder / f"{part}.json")]) for part in evaluate.PARTS if part != "2"] + [
         Script("seed 0", ["evaluate.py", "--quick", "--part", "1", "--workers", "1", "--json", str(folder / "0.json")])]
