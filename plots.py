@@ -78,8 +78,8 @@ def plot_blog(r):
     moves = sorted(chess["flat"], key=lambda m: -chess["flat"][m])
     colours = ["C3" if m == "Qxd7" else "C1" if m in chess["allowing_mate"] else "C0" for m in moves]
     fig, (top_ax, bottom_ax) = figures["article_1_figure_3_chess"] = figure(
-        "Article, Part 1, Figure 3: the chess trap. Flat Monte Carlo ranks the free knight first; the tree gives it "
-        "few visits", 2, 1, (11, 6), sharex=True)
+        f"Article, Part 1, Figure 3: the chess trap (seed {next(iter(r['chess']['ours']))}). Flat Monte Carlo ranks "
+        "the free knight first; the tree gives it few visits", 2, 1, (11, 6), sharex=True)
     for ax, score in ((top_ax, chess["flat"]), (bottom_ax, chess["uct_visits"])):
         ax.bar(moves, [score[m] for m in moves], color=colours)
     top_ax.set(ylabel="flat Monte Carlo's score", ylim=(0, 1))
@@ -173,7 +173,7 @@ def plot_part_3b(r):
     return {"lab_part_3b": by_simulations(
         "Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget", ours,
         by_number(r["lab"]), "Gumbel's score", even=True, xlabel="simulations each",
-        ylabel="Gumbel's score against PUCT", ylim=(min(0.2, *scores), max(0.8, *scores)))}
+        ylabel="Gumbel's score against PUCT", ylim=(min(0.2, *scores) - 0.02, max(0.8, *scores) + 0.02))}
 
 
 def plot_questions(r):
