@@ -2978,8 +2978,8 @@ WORKERS_ALONE = {"blog": "3", "1": "1", "3a": "1", "3b": "3"}  # each part alone
 
 def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     runs, folder = ran(evaluate_quick_scripts, tmp_path)
-    out, alone_at_0 = runs.pop("whole"), runs.pop("seed 0")
-    assert out.returncode == 0, out.stderr[-2000:]
+    out = runs.pop("whole")
+    assert out.returncode == 0 and runs.pop("seed 0").returncode == 0, out.stderr[-2000:]
     results = json.loads((folder / "r.json").read_text())
     assert results.pop("written by") == "evaluate.py"  # the mark of its kind: the first key
     assert set(results) == {"blog", "1", "2", "3a", "3b"} and "Summary" in out.stdout
