@@ -130,12 +130,13 @@ def by_simulations(title, ours, lab, label, even=False, **settings):  # a score 
 
 def plot_part_2(r):
     lab = by_number(r["lab"])
-    fig, ax = figure("Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400", size=(8, 4.8))
+    fig, ax = figure("Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400", size=(10, 4.8))
     rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
     for k, field in enumerate(next(iter(rows.values()))[0]):
         beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
                [lab[it][field] if it in lab else None for it in rows], field.replace("_", " "), f"C{k}")
     finish(ax, small=True, xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the dots, not over them
     return {"lab_part_2": fig, "lab_part_2_more_search": by_simulations(
         "Lab, Part 2: the final network with more search, against UCT-400", by_seed(r["more_search"]),
         by_number(r["lab_more_search"]), "the final network", xlabel="simulations (0 drawn at 1: the raw policy)",
