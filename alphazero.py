@@ -373,11 +373,16 @@ def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict
     return net
 
 
+PLAYS = ("simulations", "c_puct", "reuse_tree")  # the settings --play reads
+
+
 def main():  # the flags, made from SETTINGS; then train, or --play
-    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME.pt")
+    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME.pt", PLAYS)
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}.pt"
-    if args.play:
+    if args.play:  # the search's settings not given are the training's
+        saved = load(path, args.game, as_net=False).get("settings") or {}
+        cfg.update({k: saved[k] for k in PLAYS if k in saved and getattr(args, k) is None})
         play(GAMES[args.game], NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent",
              cfg["c_puct"], cfg["reuse_tree"])
     else:

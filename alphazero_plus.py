@@ -609,13 +609,16 @@ def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict
     return net
 
 
+PLAYS = ("simulations", "c_puct", "reuse_tree", "solver")  # the settings --play reads
+
+
 def main():  # the flags, made from SETTINGS; then train, or --play (c_puct, reuse_tree, solver: the checkpoint's)
-    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt")
+    args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt", PLAYS)
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}_plus.pt"
-    if args.play:
-        cfg.update({k: v for k, v in (load(path, args.game, as_net=False).get("settings") or {}).items()
-                    if k in ("c_puct", "reuse_tree", "solver") and getattr(args, k) is None})
+    if args.play:  # the search's settings not given are the training's
+        saved = load(path, args.game, as_net=False).get("settings") or {}
+        cfg.update({k: saved[k] for k in PLAYS if k in saved and getattr(args, k) is None})
         play(GAMES[args.game], NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent",
              cfg["c_puct"], cfg["reuse_tree"], cfg["solver"])
     else:

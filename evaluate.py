@@ -271,13 +271,13 @@ def run_jobs(jobs):  # jobs measured now: {key: the job's total}
     return Jobs(jobs).results()
 
 
-# A training: its settings, networks kept, seconds spent up to each (self-play, Adam), and its wall seconds
-Trained = collections.namedtuple("Trained", "cfg nets clock seconds")
+# A training: its settings, networks kept, seconds spent up to each (self-play, Adam), its wall seconds, the last Net
+Trained = collections.namedtuple("Trained", "cfg nets clock seconds net")
 
 
-def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=None, save_last=None, log=True):
+def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=None, log=True):
     """Train `game` with `trainer` (a module), keeping numpy copies of the networks at the iterations in `keep`;
-    on_kept(it, net) is told each, so that its measures run beside the training. save_last: the last one's path."""
+    on_kept(it, net) is told each, so that its measures run beside the training."""
     t0, nets, clock = time.time(), {}, {}
     run = trainer.Run(workers, log=lambda line: log and print("  " + line, flush=True))
 
@@ -286,14 +286,12 @@ def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=N
             nets[it] = trainer.NumpyNet(net)
             clock[it] = round(sum(r["self_play_s"] + r["training_s"] for r in run.rows), 1)
             on_kept and on_kept(it, nets[it])
-        if save_last and it == cfg["iterations"]:
-            trainer.save(net, save_last, game, cfg=cfg)
-    trainer.train(game, cfg, seed, run, on_iteration=kept)
-    return Trained(cfg, nets, clock, time.time() - t0)
+    net = trainer.train(game, cfg, seed, run, on_iteration=kept)
+    return Trained(cfg, nets, clock, time.time() - t0, net)
 
 
 def train_one(module, game, cfg, seed, keep):  # train_keeping in a worker, quietly (trainings side by side)
-    return train_keeping(game, cfg, seed, keep, importlib.import_module(module), log=False)
+    return train_keeping(game, cfg, seed, keep, importlib.import_module(module), log=False)._replace(net=None)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -767,6 +765,7 @@ def report(args, parser):
     args.plots is None or plots.folder(args.plots)
     plumbing.lock(args.json, "--json")  # (each refusal a ValueError: one line, by plumbing.run_main)
     POOLS.update(now=plumbing.Run(args.workers, nice=10), ahead=plumbing.Run(args.workers, nice=19))
+    print(" ".join([parser.prog, *sys.argv[1:]]) + f": every number goes to {args.json}", flush=True)  # (line 1)
     try:
         with POOLS["now"], POOLS["ahead"]:  # (this process and the workers compute as a training does: start_process)
             yield (results := {})

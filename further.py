@@ -692,11 +692,8 @@ def part_recipe(args):
                 f"{it}:{v_uct}": Match("connect4", agent(deep), UCTPlayer(n.uct), n_uct, args.seed),
                 **benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep))}
     measures = evaluate.Jobs()  # the curve's measures begin as each network is kept, beside the training
-    # the last network (its weights and settings, without Adam's state) is saved beside the JSON: further.json ->
-    # further_recipe.pt (further_recipe_quick.pt with --quick, so that a toy run never replaces a full run's network)
     trained = evaluate.train_keeping("connect4", cfg, args.seed, keep, alphazero_plus, args.workers, lambda it, net:
-                                     measures.add(curve_jobs(it, net)) if it != last else None,
-                                     os.path.splitext(args.json)[0] + ("_recipe_quick.pt" if q else "_recipe.pt"))
+                                     measures.add(curve_jobs(it, net)) if it != last else None)
     clock, seconds = trained.clock, trained.seconds
     evaluate.progress(f"recipe: measuring iterations {keep[:-1]}: the truth, UCT-{n.uct} and the benchmark")
     r = measures.results()
@@ -724,6 +721,7 @@ def part_recipe(args):
     met = lambda within: ", ".join(c.name for c in bars if c.within == within) or "none"
     answer(args, f"trained in {seconds:.0f} s wall, {seconds / lab_seconds:.1f} times the lab's Part 2 training "
           f"({lab_seconds:.0f} s on this machine); the bars met: {met(True)}; not met: {met(False)}")
+    alphazero_plus.save(trained.net, args.recipe, "connect4", cfg=cfg)  # (its weights and settings, not Adam's state)
     return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": {c.name: c.within for c in bars},
             "checks": bars, "seconds_trained": round(seconds, 1), "lab_seconds": round(lab_seconds, 1)}
 
@@ -744,11 +742,24 @@ def main():
     parser = evaluate.command_line(__doc__, PARTS, "further.json")
     parser.add_argument("--c4-positions", default=C4_POSITIONS, help="Connect Four positions valued by a public "
                         "solver, to check ours (default data/c4_positions.txt)")
+    parser.add_argument("--replace", action="store_true", help="replace the recipe's network (see --json) if a file "
+                        "holds one already")
     args = parser.parse_args()
     read_positions(args.c4_positions)  # (before any work)
+    # the recipe's last network is saved beside the JSON once the part is done: further.json -> further_recipe.pt
+    # (further_recipe_quick.pt with --quick, so that a toy run never replaces a full run's network)
+    args.recipe = os.path.splitext(args.json)[0] + ("_recipe_quick.pt" if args.quick else "_recipe.pt")
+    recipe = args.part in ("recipe", "all") and not args.checkpoint
+    if recipe:  # claimed as a training claims its --out: locked (until this process ends), kept unless --replace
+        plumbing.lock(args.recipe, "--json")
+        if os.path.lexists(args.recipe) and not os.path.isfile(args.recipe) or os.path.isfile(args.recipe) and \
+                os.path.getsize(args.recipe) and not args.replace:
+            raise ValueError(f"{args.recipe} holds something already: add --replace to write the recipe's network "
+                             "over it, or choose another --json")
     with evaluate.report(args, parser) as results:
         results.update({"checkpoint": measure_checkpoint(args)} if args.checkpoint else evaluate.run_parts(PARTS, args))
-    return f"\n{time.time() - evaluate.START:.0f} s in all; every number is in {args.json}"
+    return f"\n{time.time() - evaluate.START:.0f} s in all; every number is in {args.json}" + (
+        f", the recipe's network in {args.recipe}" if recipe else "")
 
 
 if __name__ == "__main__":

@@ -6,13 +6,16 @@ import contextlib
 import copy
 import fcntl
 import gc
-import importlib
+import importlib.machinery
 import multiprocessing.connection
 import os
 import signal
 import sys
 import threading
 import traceback
+
+import torch._dynamo  # noqa: F401 (torch imports it, and sympy, at the first optimizer: a stop in that second left them
+#                       half-imported and every later train() broken, so it is imported here, with torch itself)
 
 START = "forkserver" if sys.platform.startswith("linux") else "spawn"  # how workers start beside other threads
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closing terminal
@@ -43,6 +46,7 @@ LOCKS = {}  # path: this process's open PATH.lock
 
 
 def write_atomic(path, data):  # data to path, whole or not at all; the system's refusal is a ValueError in words
+    path = os.path.realpath(path)  # (through a link: its target is written, and the link stays)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
@@ -56,12 +60,12 @@ def write_atomic(path, data):  # data to path, whole or not at all; the system's
 
 def lock(path, flag):  # path this process's until unlock(path), or a ValueError (flag: the option that chose path)
     try:
-        LOCKS[path] = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        LOCKS[path] = os.open(f"{os.path.realpath(path)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(LOCKS[path], fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as e:
         unlock(path)
-        raise ValueError(f"{path} is being written by another run (it holds {path}.lock): wait for it to end, or choose"
-                         f" another {flag}" if isinstance(e, BlockingIOError) else f"cannot write {path}: {e.strerror}")
+        raise ValueError(f"{path} is being written by another run (it holds a lock on it): wait for it to end, or "
+                         f"choose another {flag}" if isinstance(e, BlockingIOError) else f"cannot write {path}: {e.strerror}")
 
 
 def unlock(path):
@@ -80,9 +84,13 @@ def read_checkpoint(path, game=None, known=None):
     if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
         raise ValueError(f"{path} is not a checkpoint of these scripts")
     where, unknown = ckpt["game"], known is not None and ckpt["game"] not in known
-    if unknown or game and where != game:  # (one's own game's: module:Class, the --game that knows it)
-        raise ValueError(f"{path} holds a network of {where}" + (f": add --game {where}" if unknown and ":" in where
-                         else f", not {game}" if game and where != game else ": register its class in GAMES first"))
+    if unknown or game and where != game:  # (one's own game's name is module:Class, which --game imports)
+        module = where.partition(":")[0].partition(".")[0]
+        raise ValueError(f"{path} holds a network of {where}" + (
+            f", not {game}" if game and not unknown else ": register its class in GAMES first" if ":" not in where
+            else f", whose module {module} is not found (renamed? name it back)" if not importlib.machinery.PathFinder
+            .find_spec(module, [*sys.path, os.getcwd()]) else f": play it with python {ckpt.get('algorithm')}.py "
+            f"--game {where} --play --checkpoint {path}"))
     return ckpt
 
 
@@ -95,9 +103,11 @@ class Run:
         self.rows = []  # a dict an iteration: the CSV's rows, and evaluate's times
 
     def say(self, name):  # an argument, in the caller's words
-        return f"--{name}" if self.flags else "another out path" if name == "out" else f"{name}=True"
+        return f"--{name}" if self.flags else "out path" if name == "out" else f"{name}=True"
 
     def __enter__(self):
+        if getattr(multiprocessing.current_process(), "_inheriting", False):  # a worker importing a script that trains
+            raise SystemExit(1)  # as it is imported: it ends quietly, and the main process says why (see below)
         if self.out is not None:
             self.claim(self.out, os.path.splitext(self.out)[0] + ".csv")
         self.pool, self.restore, n, nice = None, start_process(), self.workers or os.cpu_count(), self.nice
@@ -107,7 +117,10 @@ class Run:
         try:
             if n > 1:
                 self.pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
-                self.pool.submit(int).result()  # they start now (forked, all; else the fork server with them)
+                if error := self.pool.submit(int).exception():  # they start now (forked, or by the fork server)
+                    raise error if how.get_start_method() == "fork" else ValueError(
+                        "the worker processes ended as they started: a script that trains as it is imported trains "
+                        'again in each of them; put its work under `if __name__ == "__main__":`, or use one process')
             signal.pthread_sigmask(signal.SIG_SETMASK, held)  # (a stop that came meanwhile: now)
         except BaseException as e:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
@@ -117,7 +130,7 @@ class Run:
 
     def claim(self, path, csv):  # refuse no file, a live run's, and (but to resume or replace) one holding something
         if any(p == csv == path or os.path.lexists(p) and not os.path.isfile(p) for p in (path, csv)):
-            raise ValueError(f"{path!r} or its CSV is not a regular file: choose {self.say('out')}")
+            raise ValueError(f"{path!r} or its CSV is not a regular file: choose another {self.say('out')}")
         lock(path, self.say("out"))
         if os.path.isfile(path) and os.path.getsize(path) and not (self.resume or self.replace):
             unlock(path)
@@ -168,6 +181,9 @@ class Run:
                 error.add_note(f"nothing saved at {self.out}")
 
 
+OURS = {f"{name}.py" for name in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
+
+
 def run_main(work):
     """A script's work and exit: an early end is one line on stderr, with the notes of what was saved (status 1: an
     error in words or a worker gone; 128 + a stop's signal; 141: a reader gone); a ValueError from elsewhere: traced."""
@@ -185,8 +201,8 @@ def run_main(work):
     except concurrent.futures.BrokenExecutor as e:
         status, words, error = 1, ["a worker process ended abruptly (killed, or out of memory?)"], e
     except ValueError as e:
-        if os.path.dirname(traceback.extract_tb(e.__traceback__)[-1].filename) != os.path.dirname(__file__):
-            raise  # (a game of one's own, or a worker's: its traceback is worth keeping)
+        if os.path.basename(traceback.extract_tb(e.__traceback__)[-1].filename) not in OURS:
+            raise  # raised by code not ours (one's own game, say): its traceback is worth keeping
         status, words, error = 1, [f"{os.path.basename(sys.argv[0])}: error: {e}"], e
     except BrokenPipeError as e:  # (`| head`)
         status, words, error = 141, ["the output's reader is gone"], e
@@ -218,7 +234,7 @@ def number(lo, hi, kind=int):  # an argparse type: a whole number (kind int), or
     return parse
 
 
-def command_line(doc, settings, game_settings, games, default):
+def command_line(doc, settings, game_settings, games, default, plays):
     """A trainer's flags, one a setting, then the rest, each refusal in one line; --game module:Class imports a game of
     your own."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -230,21 +246,27 @@ def command_line(doc, settings, game_settings, games, default):
         parser.add_argument(f"--{key.replace('_', '-')}", **kind, help=f"{s.meaning}" + (
             "" if s.choices else f", {s.low:g} to {s.high:g}") + f" (default {s.default}{own})")
     parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="random seed, 0 to 2^32 - 1 (default 0)")
-    parser.add_argument("--workers", type=number(1, 256), help=f"worker processes (default {os.cpu_count()})")
+    parser.add_argument("--workers", type=number(1, 256), help="worker processes for self-play; a training plays its "
+                        "games in 2 shares, so that more than 2 never help (default 2)", default=2)
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
-    parser.add_argument("--resume", action="store_true", help="train --out's checkpoint on to --iterations")
-    parser.add_argument("--replace", action="store_true", help="start afresh over --out's checkpoint and CSV")
+    parser.add_argument("--resume", action="store_true", default=None, help="train --out's checkpoint on to --iterations")
+    parser.add_argument("--replace", action="store_true", default=None, help="start afresh over --out's checkpoint and CSV")
     parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
     parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
-    if args.resume and args.replace or args.simulations == 0 and not args.play:
-        parser.error("choose one of --resume and --replace" if args.replace else "--simulations 0 is for --play")
+    trains = [f"--{k.replace('_', '-')}" for k in [*settings, "out", "resume", "replace"] if k not in plays and
+              getattr(args, k) is not None]  # (the flags --play never reads, given)
+    if args.resume and args.replace or args.simulations == 0 and not args.play or args.play and trains:
+        parser.error("choose one of --resume and --replace" if args.replace and args.resume else
+                     f"{trains[0]} is for a training; --play takes --checkpoint, --first, --game, --"
+                     + ", --".join(plays).replace("_", "-") if args.play else "--simulations 0 is for --play")
     if args.game not in games:  # module:Class, from the folder it runs in or Python's path
         sys.path.append(os.getcwd())
         try:
             module, _, name = args.game.partition(":")
-            games[args.game] = getattr(importlib.import_module(module), name)  # (train checks it against the contract)
+            games[args.game] = getattr(importlib.import_module(module), name or "")  # (train checks the contract)
         except (ModuleNotFoundError, AttributeError, ValueError) as e:
-            parser.error(f"argument --game: {args.game!r}: {e} (tictactoe, connect4, or your own as module:Class)")
+            parser.error(f"argument --game: {args.game!r}: " + (f"{e} " if name else "no game here ") +
+                         "(tictactoe, connect4, or your own as module:Class)")
     return args

@@ -26,6 +26,7 @@ import os
 import random
 import re
 import select
+import signal
 import subprocess
 import sys
 import time
@@ -1311,12 +1312,31 @@ def test_the_readmes_loop_without_the_machinery_prints_a_line_an_iteration_and_l
     assert float(found[-1][3]) < float(found[0][3])
 
 
-def test_the_readmes_loop_is_trains_body_and_gives_its_numbers_in_one_process(lifted_nim, monkeypatch):
-    # train() is the README's loop plus the pool, the save and the checks: in one process (this one computes as a
-    # training does), with the same settings and seed, it ends with the loop's network bit for bit
-    monkeypatch.setitem(alphazero.GAMES, "nim", lifted_nim.Nim)
-    net = alphazero.train("nim", dict(lifted_nim.cfg), 0, alphazero.Run(1, log=lambda line: None))
-    assert weights(net) == weights(lifted_nim.net)
+README_IN_A_FRESH_PROCESS = """
+import builtins, contextlib, gc, io, sys, threadpoolctl, torch
+sys.path.insert(0, {here!r})
+import alphazero
+builtins.input = lambda prompt: "1"  # (the Nim block's game: take 1 stick each turn)
+computing, fit = [], alphazero.fit  # how the process computes at each fit: train's and then the loop's
+alphazero.fit = lambda *args: computing.append((torch.get_num_threads(), gc.get_threshold(), str(
+    [pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]))) or fit(*args)
+with contextlib.redirect_stdout(io.StringIO()):
+    exec({nim!r}, scope := {{}})
+    trained = scope["net"]  # train("nim", settings("nim"), 0)'s
+    exec({loop!r}, scope)
+print(computing[0] == computing[-1] and len(set(computing)) == 1, len(computing), all(
+    torch.equal(a, b) for a, b in zip(trained.state_dict().values(), scope["net"].state_dict().values())))
+"""
+
+
+def test_the_readmes_nim_and_loop_in_a_fresh_process_give_trains_network_bit_for_bit(tmp_path):
+    # The README's Nim block trains Nim with train(), then its loop block trains the same settings and seed: in a
+    # fresh process (torch and numpy as they start), the loop computes as train() does at each of the 12 fits (one
+    # thread for torch and for numpy's BLAS, the collector's thresholds), and ends with train()'s network bit for bit
+    (tmp_path / "fresh.py").write_text(README_IN_A_FRESH_PROCESS.format(
+        here=HERE, nim=readme_block("class Nim:"), loop=readme_block('for it in range(1, cfg["iterations"] + 1):')))
+    out = subprocess.run([sys.executable, str(tmp_path / "fresh.py")], capture_output=True, text=True, timeout=600)
+    assert out.stdout == "True 12 True\n", out.stderr[-2000:]
 
 
 def test_checkpoint_round_trip_and_bad_files(tmp_path):
@@ -2296,8 +2316,42 @@ def test_train_from_python_computes_as_the_scripts_and_puts_the_callers_settings
         before[2].restore_original_limits()
 
 
+INTERRUPTED_AT = """
+import os, signal, sys, traceback
+sys.path.insert(0, {here!r})
+import alphazero
+cfg = alphazero.settings("tictactoe", hidden=8, iterations=20, games=20, simulations=20, steps=50)
+signal.signal(signal.SIGALRM, lambda *frame: os.kill(os.getpid(), signal.SIGINT))  # the stop button's SIGINT, then
+for moment in (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0):
+    if (pid := os.fork()) == 0:  # a fresh process, as a notebook's kernel is after `import alphazero`
+        signal.setitimer(signal.ITIMER_REAL, moment)
+        try:
+            alphazero.train("tictactoe", cfg, run=alphazero.Run(log=lambda line: None))
+            os._exit(3)  # (the training ended before the moment)
+        except KeyboardInterrupt:
+            pass
+        try:
+            alphazero.train("tictactoe", dict(cfg, iterations=1), run=alphazero.Run(log=lambda line: None))
+        except BaseException:
+            traceback.print_exc()
+            os._exit(1)
+        os._exit(0)
+    print(moment, os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+
+
+def test_a_notebook_stopped_at_any_moment_of_its_first_training_can_train_again(tmp_path):
+    # torch imports torch._dynamo and sympy (800 modules, about a second) at its first optimizer: a stop inside that
+    # import left them half-imported, and every later train() failed until the kernel restarted. plumbing imports
+    # them with torch, so a stop at any moment of a fresh process's first training (from 0.02 s to 1 s into it, the
+    # training lasting longer) is a KeyboardInterrupt, and the next training runs (exit status 0; 1: it failed).
+    (tmp_path / "stop.py").write_text(INTERRUPTED_AT.format(here=HERE))
+    out = subprocess.run([sys.executable, str(tmp_path / "stop.py")], capture_output=True, text=True, timeout=600)
+    assert [line.split()[1] for line in out.stdout.splitlines()] == ["0"] * 8, out.stdout + out.stderr[-2000:]
+
+
 BUSY_THREAD = """
-import sys, threading
+import atexit, sys, threading
 import numpy as np, torch
 sys.path.insert(0, {here!r})
 import alphazero
@@ -2307,30 +2361,44 @@ def busy():  # a notebook's background work: numpy and torch products, never idl
         (np.ones((300, 300)) @ np.ones((300, 300))).sum(), torch.ones(300, 300).matmul(torch.ones(300, 300)).sum()
         done.append(1)
 
-if __name__ == "__main__":
-    done, stop = [], threading.Event()
-    thread = threading.Thread(target=busy)
+def main():
+    with alphazero.Run(2) as run:  # no other thread yet
+        print(run.pool._mp_context.get_start_method(), flush=True)
     thread.start()
     for k in range(3):
+        run = alphazero.Run(2, log=lambda line: None)
         alphazero.train("tictactoe", alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=2), k,
-                        alphazero.Run(2, log=lambda line: None))
-        print("trained", k, flush=True)
+                        run)
+        print("trained", k, "by", run.pool._mp_context.get_start_method(), flush=True)
     seen = len(done)
     while len(done) == seen:  # the caller's thread goes on
         pass
     stop.set()
     thread.join()
     print("the thread goes on")
+
+done, stop, thread = [], threading.Event(), threading.Thread(target=busy, daemon=True)
+atexit.register(lambda: (stop.set(), thread.is_alive() and thread.join()))  # (torch aborts if it is busy at the end)
+{guard}main()
 """
 
 
-def test_beside_a_thread_busy_in_numpy_and_torch_train_with_two_workers_ends_and_the_thread_goes_on(tmp_path):
-    # Forking a process whose other thread is inside the BLAS can leave a lock held in the copy (a hang): with another
-    # thread alive, the workers start from a fork server, never as a fork of this process (plumbing.pool)
-    (tmp_path / "busy.py").write_text(BUSY_THREAD.format(here=HERE))
+@pytest.mark.parametrize("guard", ['if __name__ == "__main__":\n    ', ""])
+def test_beside_a_thread_busy_in_numpy_and_torch_train_with_two_workers_ends_and_the_thread_goes_on(guard, tmp_path):
+    # Forking a process whose other thread is inside the BLAS can leave a lock held in the copy (a hang, by luck):
+    # so the workers of a process with no other thread are forks of it, and with another thread alive they start
+    # from a fork server, which imports the script. Unguarded, the script would train again in each worker: they end
+    # at once, and the script's one traceback names the guard, never a lock it does not hold.
+    (tmp_path / "busy.py").write_text(BUSY_THREAD.format(here=HERE, guard=guard))
     out = subprocess.run([sys.executable, str(tmp_path / "busy.py")], capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0 and out.stdout.splitlines() == ["trained 0", "trained 1", "trained 2",
-                                                               "the thread goes on"], out.stderr[-2000:]
+    if guard:
+        assert out.returncode == 0 and out.stdout.splitlines() == ["fork", *(f"trained {k} by forkserver" for k in
+                                                                             range(3)), "the thread goes on"], out.stderr
+    else:
+        assert out.returncode == 1 and out.stdout == "fork\n" and out.stderr.count("Traceback") == 1, out.stderr
+        assert out.stderr.rstrip().endswith('ValueError: the worker processes ended as they started: a script that '
+                                            'trains as it is imported trains again in each of them; put its work '
+                                            'under `if __name__ == "__main__":`, or use one process')
 
 
 def training(path, *flags, sign="iteration 1/"):
@@ -2491,17 +2559,62 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
     p, live = training(tmp_path / "live.pt"), tmp_path / "live.pt"
     try:
         assert exit_message("gumbel.py", *small, str(live), "--replace") == (f"gumbel.py: error: {live} is being "
-                                                                            f"written by another run (it holds {live}"
-                                                                            f".lock): wait for it to end, or choose "
+                                                                            f"written by another run (it holds a lock "
+                                                                            f"on it): wait for it to end, or choose "
                                                                             f"another --out")
     finally:
         os.killpg(p.pid, 9)
         p.communicate(timeout=600)
     os.mkfifo(tmp_path / "f.pt")
     for path in (tmp_path / "f.pt", tmp_path):
-        assert exit_message("alphazero.py", *small, str(path)).endswith("or its CSV is not a regular file: choose --out")
+        assert exit_message("alphazero.py", *small, str(path)).endswith("its CSV is not a regular file: choose another --out")
     assert sorted(os.listdir(tmp_path)) == ["f.pt", "k.csv", "k.pt", "k.pt.lock", "live.csv", "live.pt",
                                             "live.pt.lock"]
+
+
+def test_a_link_and_its_target_are_one_path_to_lock_and_to_write(tmp_path):
+    # A symlinked --out and its target: one lock (a second run through the other name is refused), and a write
+    # through the link replaces the target, the link staying a link
+    target, link = tmp_path / "t.pt", tmp_path / "l.pt"
+    target.write_bytes(b"old")
+    link.symlink_to(target)
+    plumbing.lock(str(target), "--out")
+    try:
+        with pytest.raises(ValueError, match=f"^{link} is being written by another run"):
+            plumbing.lock(str(link), "--out")
+    finally:
+        plumbing.unlock(str(target))
+    plumbing.write_atomic(str(link), b"new")
+    assert link.is_symlink() and target.read_bytes() == b"new"
+
+
+def test_play_searches_as_its_checkpoint_was_trained_unless_a_flag_says_otherwise(tmp_path, monkeypatch):
+    # A training with 7 simulations and c_puct 2: --play searches with them (not the defaults 100 and 1.25), and
+    # --simulations 0 (the raw policy) overrides its own
+    path, seen = str(tmp_path / "t.pt"), []
+    cfg = alphazero.settings("tictactoe", iterations=1, games=2, simulations=7, steps=1, hidden=8, c_puct=2.0)
+    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
+    monkeypatch.setattr(alphazero, "play", lambda game, net, *args: seen.append(args))
+    for flags in ([], ["--simulations", "0", "--first", "agent"]):
+        monkeypatch.setattr(sys, "argv", ["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, *flags])
+        alphazero.main()
+    assert seen == [(7, True, 2.0, 0), (0, False, 2.0, 0)]
+
+
+def test_a_valueerror_from_code_not_ours_keeps_its_traceback_wherever_its_file_lies():
+    # The scripts' own ValueErrors are one line (SystemExit); any other keeps its traceback, decided by the file that
+    # raised: one's own game's file, though it lies in this repository's folder beside ours
+    handlers = {sig: signal.getsignal(sig) for sig in plumbing.STOPS}
+    try:
+        for name, ours in (("my_game.py", False), ("games.py", True)):
+            exec(compile("def play():\n    raise ValueError('no rule here')\n", os.path.join(HERE, name), "exec"),
+                 scope := {})
+            with pytest.raises(SystemExit if ours else ValueError) as e:
+                plumbing.run_main(scope["play"])
+            assert not ours or e.value.code.endswith(": error: no rule here")
+    finally:
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -2514,7 +2627,16 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
     (["alphazero.py", "--resume", "--out", "DAMAGED"], "DAMAGED is damaged, or no checkpoint: torch cannot read it"),
     (["alphazero.py", "--resume", "--out", "PICKLED"], "PICKLED is damaged, or no checkpoint: torch cannot read it"),
     (["alphazero_plus.py", "--play", "--checkpoint", "FOREIGN"], "FOREIGN is not a checkpoint of these scripts"),
-    (["alphazero.py", "--play", "--checkpoint", "OWN"], "OWN holds a network of nim_game:Nim: add --game nim_game:Nim"),
+    (["alphazero.py", "--play", "--checkpoint", "OWN"], "OWN holds a network of nim_game:Nim, whose module nim_game is "
+                                                        "not found (renamed? name it back)"),
+    (["evaluate.py", "--checkpoint", "MINE"], "MINE holds a network of games:Nim: play it with python gumbel.py --game "
+                                              "games:Nim --play --checkpoint MINE"),
+    (["alphazero.py", "--game", "chess"], "argument --game: 'chess': no game here (tictactoe, connect4, or your own as "
+                                          "module:Class)"),
+    (["gumbel.py", "--play", "--out", "x.pt"], "--out is for a training; --play takes --checkpoint, --first, --game, "
+                                               "--simulations, --considered"),
+    (["alphazero.py", "--play", "--iterations", "3"], "--iterations is for a training; --play takes --checkpoint, "
+                                                      "--first, --game, --simulations, --c-puct, --reuse-tree"),
     (["alphazero.py", *SMALL, "--resume", "--iterations", "2", "--out", "GUMBEL"],
      "GUMBEL holds no training of alphazero.py to resume"),
     (["gumbel.py", *SMALL, "--resume", "--iterations", "1", "--out", "GUMBEL"],
@@ -2534,13 +2656,14 @@ def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, wor
     # (a torch file of other contents), one's own game's without its --game, another algorithm's, one already done,
     # other settings
     paths = {name: str(tmp_path / f"{name.lower()}.pt") for name in ("MISSING", "DAMAGED", "PICKLED", "FOREIGN", "OWN",
-                                                                     "GUMBEL", "TEXT")}
+                                                                     "MINE", "GUMBEL", "TEXT")}
     alphazero.save(net_for(alphazero, "tictactoe", 8), paths["DAMAGED"], "tictactoe")
     with open(paths["DAMAGED"], "r+b") as f:
         f.truncate(300)
     torch.save({"weights": [1.0]}, paths["FOREIGN"])
     torch.save({"game": "tictactoe", "hidden": 8, "state_dict": {}, "note": fractions.Fraction(1, 3)}, paths["PICKLED"])
-    torch.save({"game": "nim_game:Nim", "hidden": 8, "state_dict": {}}, paths["OWN"])
+    torch.save({"game": "nim_game:Nim", "hidden": 8, "state_dict": {}}, paths["OWN"])  # (its module renamed)
+    torch.save({"game": "games:Nim", "algorithm": "gumbel", "hidden": 8, "state_dict": {}}, paths["MINE"])
     cfg = gumbel.settings("tictactoe", iterations=1, games=2, simulations=2, steps=1, hidden=8)
     gumbel.train("tictactoe", cfg, 0, gumbel.Run(1, paths["GUMBEL"], log=lambda line: None))
     (tmp_path / "text.pt").write_text("notes\n")
@@ -3326,6 +3449,13 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
     assert set(recipe["curve"]) == {"1", "2"} and len(recipe["checks"]) == 14  # 6 sets twice, UCT-400, the time
     assert recipe["final"]["v_solver"]["games_each"] == 2  # who wins them, at this size, nobody can say
     assert "search 20 v solver, first" in out.stdout and "python alphazero_plus.py --game connect4" in out.stdout
+    # The recipe's network is written once the part is done, named in the last line, claimed as a training's --out
+    recipe = folder / "r_recipe_quick.pt"
+    assert torch.load(recipe, weights_only=True)["settings"] == results["recipe"]["settings"]
+    assert out.stdout.rstrip().endswith(f"every number is in {folder / 'r.json'}, the recipe's network in {recipe}")
+    assert exit_message("further.py", "--quick", "--part", "recipe", "--json", str(folder / "r.json")) == (
+        f"further.py: error: {recipe} holds something already: add --replace to write the recipe's network over it, or "
+        f"choose another --json")
 
 
 # ---------------------------------------------------------------------------------------------------------------
