@@ -87,7 +87,6 @@ def flat_monte_carlo(state, rollout, n_per_move, seed=0):
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
 import signal  # noqa: E402
-import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 
 def track_lead(move, every=100):
@@ -118,11 +117,11 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
-    parser.add_argument("--simulations", type=plumbing.number(1, 10**7), default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="the search's seed (default 0)")
-    parser.add_argument("--c", type=plumbing.number(0, 100, float), default=None,
+    parser.add_argument("--simulations", type=games.number(1, 10**7), default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=games.number(0, 2**32 - 1), default=0, help="the search's seed (default 0)")
+    parser.add_argument("--c", type=games.number(0, 100, float), default=None,
                         help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=plumbing.number(1, 10**6),
+    parser.add_argument("--flat", type=games.number(1, 10**6),
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
     if args.flat and args.game != "chess":

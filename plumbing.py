@@ -1,5 +1,5 @@
-"""The machinery beneath the algorithms, the standard library's: each process's threads and its workers; files written
-whole, a flock per output; the Run, where a training runs; a script's end in one line (run_main); the flags."""
+"""The machinery beneath the trainers and the reports, which a learner can skip: no algorithm, only five promises, a
+section each (workers, files, checkpoints, a script's end, the flags), each section's first lines saying what."""
 import argparse
 import concurrent.futures
 import contextlib
@@ -14,39 +14,62 @@ import sys
 import threading
 import traceback
 
-import torch._dynamo  # noqa: F401 (torch imports it, and sympy, at the first optimizer: a stop in that second left them
-#                       half-imported and every later train() broken, so it is imported here, with torch itself)
+import torch
+import torch._dynamo  # noqa: F401 (torch imports it and sympy at the first optimizer: a stop in that second
+#                       left them half-imported and every later train() failing; imported here, they are whole)
+
+from games import number
+
+
+# Workers. Each process computes with one thread (the same numbers everywhere, and no slower on a busy machine). The
+# workers ignore the stops: the main process ends them, and each one ends by itself once the main process is gone.
 
 START = "forkserver" if sys.platform.startswith("linux") else "spawn"  # how workers start beside other threads
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closing terminal
 
 
-def start_process():  # how every process computes (README: Speed); returns what puts back the threads and gc's
-    import threadpoolctl  # (here: importing it sets KMP_DUPLICATE_LIB_OK in os.environ)
-    import torch
+def start_process():  # how this process computes (README: Speed); returns a function that puts it back
+    import threadpoolctl  # (imported only here, because importing it sets KMP_DUPLICATE_LIB_OK in os.environ)
     threads, thresholds = torch.get_num_threads(), gc.get_threshold()
-    blas = threadpoolctl.threadpool_limits(1, "blas")  # numpy's small batches: a second thread costs more than it saves
-    torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its numbers differ from one's
+    blas = threadpoolctl.threadpool_limits(1, "blas")  # numpy's batches are small: a second thread costs more
+    torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its last bits differ
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
-    gc.set_threshold(50_000, 20, 20)  # trees are many small objects, cycles or not: the default made self-play 1.45x
+    gc.set_threshold(50_000, 20, 20)  # the trees are many small objects: the default made self-play 1.45x slower
+    # torch's thread count is put back twice: blas.restore_original_limits() does it too here, through the OpenMP
+    # runtime that torch shares, so no test on this machine sees whether torch.set_num_threads(threads) works
     return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds), blas.restore_original_limits())
 
 
-def start_worker(nice):  # the stops are the main process's, which ends its workers; a worker ends once it is gone
+def start_worker(nice):
     for sig in STOPS:
         signal.signal(sig, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # (blocked as it started: see Run.__enter__)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # (blocked while it started: see start_workers)
     os.nice(nice)
     threading.Thread(target=lambda main=multiprocessing.parent_process().sentinel: (
         multiprocessing.connection.wait([main]), os._exit(1)), daemon=True).start()
     start_process()
 
 
-LOCKS = {}  # path: this process's open PATH.lock
+def start_workers(n, nice):  # n of them, started now: a process with no other thread forks them, copies of it; beside
+    # another thread a fork can copy a lock that thread holds, and hang, so a fork server starts them (spawn on macOS)
+    how = multiprocessing.get_context("fork" if START == "forkserver" and threading.active_count() == 1 else START)
+    how.set_forkserver_preload(["__main__", "torch", "games"])
+    pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
+    if error := pool.submit(int).exception():
+        pool.shutdown()
+        raise error if how.get_start_method() == "fork" else ValueError(
+            "the worker processes ended as they started: a script that trains as it is imported trains again in each "
+            'of them; put its work under `if __name__ == "__main__":`, or use one process')
+    return pool
 
 
-def write_atomic(path, data):  # data to path, whole or not at all; the system's refusal is a ValueError in words
-    path = os.path.realpath(path)  # (through a link: its target is written, and the link stays)
+# Files. A file is written whole or not at all, and one run at a time writes a path (a link and its target are one).
+
+LOCKS = {}  # the paths this process locked, each with its open PATH.lock
+
+
+def write_atomic(path, data):  # a ValueError in words if the system refuses
+    path = os.path.realpath(path)  # (written through a link, the link stays a link)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
@@ -58,23 +81,24 @@ def write_atomic(path, data):  # data to path, whole or not at all; the system's
         raise ValueError(f"cannot write {path}: {e.strerror or e}") if isinstance(e, OSError) else e
 
 
-def lock(path, flag):  # path this process's until unlock(path), or a ValueError (flag: the option that chose path)
+def lock(path, flag):  # path is this process's until unlock(path); flag is the option that chose it, for the message
     try:
         LOCKS[path] = os.open(f"{os.path.realpath(path)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(LOCKS[path], fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as e:
         unlock(path)
-        raise ValueError(f"{path} is being written by another run (it holds a lock on it): wait for it to end, or "
-                         f"choose another {flag}" if isinstance(e, BlockingIOError) else f"cannot write {path}: {e.strerror}")
+        raise ValueError(f"{path} is being written by another run: wait for it to end, or choose another {flag}"
+                         if isinstance(e, BlockingIOError) else f"cannot write {path}: {e.strerror}")
 
 
 def unlock(path):
     os.close(LOCKS.pop(path)) if path in LOCKS else None
 
 
+# Checkpoints: plain dicts, loaded with weights_only=True so that a file from someone else cannot run code; anything
+# not ours is refused in words.
+
 def read_checkpoint(path, game=None, known=None):
-    """A checkpoint of ours (a dict) loaded with weights_only, or a ValueError in words (missing, damaged, others')."""
-    import torch
     try:
         ckpt = torch.load(path, weights_only=True) if os.path.isfile(path) or not os.path.lexists(path) else None
     except FileNotFoundError:
@@ -84,51 +108,45 @@ def read_checkpoint(path, game=None, known=None):
     if not isinstance(ckpt, dict) or not {"game", "hidden", "state_dict"} <= set(ckpt):
         raise ValueError(f"{path} is not a checkpoint of these scripts")
     where, unknown = ckpt["game"], known is not None and ckpt["game"] not in known
-    if unknown or game and where != game:  # (one's own game's name is module:Class, which --game imports)
+    if unknown or game and where != game:  # (the name of one's own game is module:Class, which --game imports)
         module = where.partition(":")[0].partition(".")[0]
-        raise ValueError(f"{path} holds a network of {where}" + (
-            f", not {game}" if game and not unknown else ": register its class in GAMES first" if ":" not in where
-            else f", whose module {module} is not found (renamed? name it back)" if not importlib.machinery.PathFinder
-            .find_spec(module, [*sys.path, os.getcwd()]) else f": play it with python {ckpt.get('algorithm')}.py "
-            f"--game {where} --play --checkpoint {path}"))
+        found = importlib.machinery.PathFinder.find_spec(module, [*sys.path, os.getcwd()])
+        raise ValueError(f"{path} holds a network of {where}" + (f", not {game}" if game and not unknown else
+                         ": register its class in GAMES first" if ":" not in where else f", whose module {module} is "
+                         f"not found (renamed? name it back)" if not found else f": play it with python "
+                         f"{ckpt.get('algorithm')}.py --game {where} --play --checkpoint {path}"))
     return ckpt
 
 
+# The Run that train() is handed (workers=1: this process alone; out=None: nothing saved). `with run:` claims out and
+# starts the workers; however the training ends, it ends them, puts the caller's threads back, notes what out holds.
+
 class Run:
-    """Where train() runs: workers (1: this process alone), its checkpoint out (None: nothing saved) and CSV. `with run`
-    claims out and starts the workers; however it ends, it leaves none, puts the caller's threads back, notes out's."""
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, flags=False, nice=0):
         self.workers, self.out, self.resume, self.replace, self.log, self.flags, self.nice = \
             workers, out, resume, replace, log, flags, nice
-        self.rows = []  # a dict an iteration: the CSV's rows, and evaluate's times
+        self.rows = []  # one dict for each iteration: the CSV's rows, and evaluate's times
 
-    def say(self, name):  # an argument, in the caller's words
+    def say(self, name):  # an argument as the caller gives it: a flag, or Python's keyword
         return f"--{name}" if self.flags else "out path" if name == "out" else f"{name}=True"
 
     def __enter__(self):
-        if getattr(multiprocessing.current_process(), "_inheriting", False):  # a worker importing a script that trains
-            raise SystemExit(1)  # as it is imported: it ends quietly, and the main process says why (see below)
+        if getattr(multiprocessing.current_process(), "_inheriting", False):  # a worker importing a script that
+            raise SystemExit(1)  # trains as it is imported: it ends quietly, and start_workers says why
         if self.out is not None:
             self.claim(self.out, os.path.splitext(self.out)[0] + ".csv")
-        self.pool, self.restore, n, nice = None, start_process(), self.workers or os.cpu_count(), self.nice
-        how = multiprocessing.get_context("fork" if START == "forkserver" and threading.active_count() == 1 else START)
-        how.set_forkserver_preload(["__main__", "torch", "games"])  # (forked from a process with no other thread)
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a stop as they start is this process's alone
+        self.pool, self.restore, n = None, start_process(), self.workers or os.cpu_count()
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a stop while they start is for this process alone
         try:
-            if n > 1:
-                self.pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
-                if error := self.pool.submit(int).exception():  # they start now (forked, or by the fork server)
-                    raise error if how.get_start_method() == "fork" else ValueError(
-                        "the worker processes ended as they started: a script that trains as it is imported trains "
-                        'again in each of them; put its work under `if __name__ == "__main__":`, or use one process')
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # (a stop that came meanwhile: now)
+            self.pool = start_workers(n, self.nice) if n > 1 else None
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # (a stop that came meanwhile is raised now)
         except BaseException as e:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
             self.__exit__(type(e), e, None)
             raise
         return self
 
-    def claim(self, path, csv):  # refuse no file, a live run's, and (but to resume or replace) one holding something
+    def claim(self, path, csv):  # refuses no regular file, a live run's, and one holding something (unless told)
         if any(p == csv == path or os.path.lexists(p) and not os.path.isfile(p) for p in (path, csv)):
             raise ValueError(f"{path!r} or its CSV is not a regular file: choose another {self.say('out')}")
         lock(path, self.say("out"))
@@ -137,17 +155,16 @@ class Run:
             raise ValueError(f"{path} holds something already: add {self.say('resume')} to go on with its training, "
                              f"or {self.say('replace')} to start afresh over it")
 
-    def submit(self, fn, *args):  # fn(*args) in a worker, a Future; without one, done now on a copy, as a worker would
+    def submit(self, fn, *args):  # fn(*args) in a worker; without workers, run now on a copy, as a worker would
         if getattr(self, "pool", None):
             return self.pool.submit(fn, *args)
-        done = concurrent.futures.Future()
-        done.set_result(fn(*copy.deepcopy(args)))
+        (done := concurrent.futures.Future()).set_result(fn(*copy.deepcopy(args)))
         return done
 
     def map(self, fn, *iterables):  # [fn(*args) for args in zip(*iterables)], in the workers
         return [future.result() for future in [self.submit(fn, *args) for args in zip(*iterables)]]
 
-    def resumable(self, ckpt, algorithm, cfg):  # out's checkpoint if this training goes on with it: the same but more
+    def resumable(self, ckpt, algorithm, cfg):  # ckpt, if this training can go on from it with more iterations
         then, done = ckpt.get("settings") or {}, ckpt.get("iterations_done", 0)
         changed = ", ".join(f"{k} {then.get(k)!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v)
         if "rows" not in ckpt or ckpt["algorithm"] != algorithm:
@@ -162,18 +179,18 @@ class Run:
         if self.out is not None:
             write_atomic(os.path.splitext(self.out)[0] + ".csv", "".join(",".join(map(str, row)) + "\n" for row in (
                 r, *(row.values() for row in self.rows))))
-        loss = r["value_loss"] + r["policy_loss"]  # (nan: no position kept yet)
+        loss = r["value_loss"] + r["policy_loss"]  # (nan when no position is kept yet)
         self.log(f"iteration {r['iteration']}/{cfg['iterations']}: {r['positions']} positions, " + (
             f"loss {loss:.3f} (value {r['value_loss']:.3f}, policy {r['policy_loss']:.3f})" if loss == loss else
             "no Adam step") + f", self-play {r['self_play_s']:.1f} s, training {r['training_s']:.1f} s")
 
     def __exit__(self, kind, error, trace):
         for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # ended now, whatever they do
-            process.kill()  # (Python 3.14's kill_workers)
+            process.kill()  # (as Python 3.14's kill_workers does)
         self.pool and self.pool.shutdown(cancel_futures=True)
         self.restore()
         unlock(self.out)
-        if error is not None and self.out is not None:  # what out holds, in words
+        if error is not None and self.out is not None:  # what the checkpoint holds, in words
             try:
                 error.add_note(f"{self.out} holds iteration {read_checkpoint(self.out)['iterations_done']}: add "
                                f"{self.say('resume')} to go on")
@@ -181,13 +198,12 @@ class Run:
                 error.add_note(f"nothing saved at {self.out}")
 
 
-OURS = {f"{name}.py" for name in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
-
+# A script's end: one line with what was saved, whatever stops it, and a second stop while it ends is ignored. Status 1
+# is an error, 128 + the signal a stop, 141 a reader gone. A ValueError of code not ours (one's game) keeps its trace.
 
 def run_main(work):
-    """A script's work and exit: an early end is one line on stderr, with the notes of what was saved (status 1: an
-    error in words or a worker gone; 128 + a stop's signal; 141: a reader gone); a ValueError from elsewhere: traced."""
-    def stop(signum, frame):  # a KeyboardInterrupt with the exit status; any stop after it (Ctrl-C twice) is ignored
+    ours = {f"{n}.py" for n in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
+    def stop(signum, frame):
         for sig in STOPS:
             signal.signal(sig, signal.SIG_IGN)
         raise KeyboardInterrupt(128 + signum)
@@ -201,8 +217,8 @@ def run_main(work):
     except concurrent.futures.BrokenExecutor as e:
         status, words, error = 1, ["a worker process ended abruptly (killed, or out of memory?)"], e
     except ValueError as e:
-        if os.path.basename(traceback.extract_tb(e.__traceback__)[-1].filename) not in OURS:
-            raise  # raised by code not ours (one's own game, say): its traceback is worth keeping
+        if os.path.basename(traceback.extract_tb(e.__traceback__)[-1].filename) not in ours:
+            raise
         status, words, error = 1, [f"{os.path.basename(sys.argv[0])}: error: {e}"], e
     except BrokenPipeError as e:  # (`| head`)
         status, words, error = 141, ["the output's reader is gone"], e
@@ -210,33 +226,14 @@ def run_main(work):
     try:
         print(line, file=sys.stderr if status else sys.stdout, flush=True) if line and status != 1 else sys.stdout.flush()
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what stdout holds goes nowhere)
-    sys.exit(line if status == 1 else status)  # (status 1: SystemExit holds the line, printed on stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what stdout still holds goes nowhere)
+    sys.exit(line if status == 1 else status)  # (with status 1, SystemExit prints the line on stderr)
 
 
-def check_settings(settings, cfg):  # each setting ({name: Setting}) in cfg, in its range; or a ValueError in one line
-    for key in [*cfg, *settings]:
-        s, value = settings.get(key), cfg.get(key, "missing")
-        if s is None:
-            raise ValueError(f"no setting {key}: the settings are {', '.join(settings)}")
-        if s.choices and value not in s.choices or not s.choices and not (value is None and s.default is None or (
-                isinstance(value, (int, float)) and s.low <= value <= s.high)):  # (nan is not)
-            raise ValueError(f"the setting {key} is {value!r}, not " + (f"one of {', '.join(map(str, s.choices))}"
-                             if s.choices else f"a number from {s.low} to {s.high}"))
-
-
-def number(lo, hi, kind=int):  # an argparse type: a whole number (kind int), or a finite one, from lo to hi
-    def parse(text):
-        with contextlib.suppress(ValueError):
-            if lo <= kind(text) <= hi:
-                return kind(text)
-        raise argparse.ArgumentTypeError(f"must be a {'whole ' * (kind is int)}number from {lo} to {hi}, not {text!r}")
-    return parse
-
+# The flags: one for each setting, and every refusal one line before any work.
 
 def command_line(doc, settings, game_settings, games, default, plays):
-    """A trainer's flags, one a setting, then the rest, each refusal in one line; --game module:Class imports a game of
-    your own."""
+    """A trainer's flags; --game module:Class imports one's own game, --play reads only `plays` of the settings."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", default="connect4", help="tictactoe, connect4 (default), or module:Class")
@@ -246,17 +243,17 @@ def command_line(doc, settings, game_settings, games, default, plays):
         parser.add_argument(f"--{key.replace('_', '-')}", **kind, help=f"{s.meaning}" + (
             "" if s.choices else f", {s.low:g} to {s.high:g}") + f" (default {s.default}{own})")
     parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="random seed, 0 to 2^32 - 1 (default 0)")
-    parser.add_argument("--workers", type=number(1, 256), help="worker processes for self-play; a training plays its "
-                        "games in 2 shares, so that more than 2 never help (default 2)", default=2)
+    parser.add_argument("--workers", type=number(1, 256), default=2, help="worker processes for self-play; a training "
+                        "plays its games in 2 shares, so more than 2 never help (default 2)")
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
-    parser.add_argument("--resume", action="store_true", default=None, help="train --out's checkpoint on to --iterations")
-    parser.add_argument("--replace", action="store_true", default=None, help="start afresh over --out's checkpoint and CSV")
+    parser.add_argument("--resume", action="store_true", default=None, help="train --out on to --iterations")
+    parser.add_argument("--replace", action="store_true", default=None, help="start afresh over --out and its CSV")
     parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
     parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
     trains = [f"--{k.replace('_', '-')}" for k in [*settings, "out", "resume", "replace"] if k not in plays and
-              getattr(args, k) is not None]  # (the flags --play never reads, given)
+              getattr(args, k) is not None]  # (the flags given that --play never reads)
     if args.resume and args.replace or args.simulations == 0 and not args.play or args.play and trains:
         parser.error("choose one of --resume and --replace" if args.replace and args.resume else
                      f"{trains[0]} is for a training; --play takes --checkpoint, --first, --game, --"

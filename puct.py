@@ -97,7 +97,6 @@ def rollout_network(rollout, hint=None, weight=0.5, seed=0):
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
 import signal  # noqa: E402
-import plumbing  # noqa: E402 (the flags' number types: the algorithm above needs none of it)
 
 
 def track_lead(move, every=100):
@@ -127,13 +126,13 @@ if __name__ == "__main__":
         signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--simulations", type=plumbing.number(2, 10**7), default=1000,
+    parser.add_argument("--simulations", type=games.number(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
-    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="the rollouts' seed (default 0)")
-    parser.add_argument("--seeds", type=plumbing.number(1, 1000), default=1, help="seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=plumbing.number(0, 100, float), default=1.5,
+    parser.add_argument("--seed", type=games.number(0, 2**32 - 1), default=0, help="the rollouts' seed (default 0)")
+    parser.add_argument("--seeds", type=games.number(1, 1000), default=1, help="seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=games.number(0, 100, float), default=1.5,
                         help="PUCT exploration constant, 0 to 100 (default 1.5)")
-    parser.add_argument("--weight", type=plumbing.number(0, 1, float), default=0.5,
+    parser.add_argument("--weight", type=games.number(0, 1, float), default=0.5,
                         help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")
