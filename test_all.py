@@ -29,6 +29,7 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 import types
@@ -57,10 +58,41 @@ plumbing.start_process()  # this process computes as the scripts' do: one thread
 HERE = os.path.dirname(os.path.abspath(__file__))  # the repository: every script, README and data path is read here
 
 
-def run(*argv, stdin=None):
-    """A script as a user runs it, from the repository's folder (the test may run from anywhere). The timeout only
-    stops a hang: no test measures time (a busy machine is slow)."""
-    return subprocess.run([sys.executable, *argv], input=stdin, capture_output=True, text=True, timeout=600, cwd=HERE)
+def run(*argv, stdin=None, cwd=HERE):
+    """A script as a user runs it, from the repository's folder (the test may run from anywhere), in a session of its
+    own; its output goes to files, which a process it leaves behind cannot hold open. A CompletedProcess."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE, stdout=out, stderr=err, text=True,
+                             cwd=cwd, start_new_session=True)
+        p.stdin.write(stdin or "")
+        p.stdin.close()
+        ended(p)
+        out.seek(0), err.seek(0)
+        return subprocess.CompletedProcess(p.args, p.returncode, out.read(), err.read())
+
+
+def ended(p, seconds=600):
+    """(stdout, stderr) of a script a test started in a session of its own, once every process of the session is gone.
+    It waits on the processes, never on the pipes (a worker left behind holds them open): on the script for `seconds`,
+    then on the rest for 30. Each bound only catches a hang; whatever is left then fails the test, named, and killed."""
+    def left():  # the session's processes that have not ended (a zombie has; its parent has yet to wait for it)
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            with contextlib.suppress(OSError):  # (one that ends meanwhile)
+                state, _, _, session = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[:4]
+                if int(session) == p.pid and state != "Z":
+                    found.append(f"{pid}: {open(f'/proc/{pid}/cmdline').read().replace(chr(0), ' ')[:100]}")
+        return found
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        p.wait(timeout=seconds)
+    deadline = time.time() + 30
+    while (still := left()) and time.time() < deadline:
+        time.sleep(0.05)
+    if still or p.poll() is None:
+        os.killpg(p.pid, 9)
+    out, err = p.communicate()
+    assert not still, f"{len(still)} processes of {p.args[1:3]} left running: {still}\n{err[-2000:] if err else ''}"
+    return out, err
 
 
 def exit_message(*argv):
@@ -170,8 +202,7 @@ class Script(typing.NamedTuple):
 
 def ran(scripts, folder):
     """The test's scripts (scripts(folder)), run in order: ({label: CompletedProcess}, folder)."""
-    return {script.label: subprocess.run([sys.executable, *script.argv], cwd=str(script.cwd or HERE),
-                                         input=script.stdin, capture_output=True, text=True, timeout=600)
+    return {script.label: run(*script.argv, stdin=script.stdin, cwd=str(script.cwd or HERE))
             for script in scripts(folder)}, folder
 
 
@@ -1335,7 +1366,7 @@ def test_the_readmes_nim_and_loop_in_a_fresh_process_give_trains_network_bit_for
     # thread for torch and for numpy's BLAS, the collector's thresholds), and ends with train()'s network bit for bit
     (tmp_path / "fresh.py").write_text(README_IN_A_FRESH_PROCESS.format(
         here=HERE, nim=readme_block("class Nim:"), loop=readme_block('for it in range(1, cfg["iterations"] + 1):')))
-    out = subprocess.run([sys.executable, str(tmp_path / "fresh.py")], capture_output=True, text=True, timeout=600)
+    out = run(str(tmp_path / "fresh.py"))
     assert out.stdout == "True 12 True\n", out.stderr[-2000:]
 
 
@@ -2346,7 +2377,7 @@ def test_a_notebook_stopped_at_any_moment_of_its_first_training_can_train_again(
     # them with torch, so a stop at any moment of a fresh process's first training (from 0.02 s to 1 s into it, the
     # training lasting longer) is a KeyboardInterrupt, and the next training runs (exit status 0; 1: it failed).
     (tmp_path / "stop.py").write_text(INTERRUPTED_AT.format(here=HERE))
-    out = subprocess.run([sys.executable, str(tmp_path / "stop.py")], capture_output=True, text=True, timeout=600)
+    out = run(str(tmp_path / "stop.py"))
     assert [line.split()[1] for line in out.stdout.splitlines()] == ["0"] * 8, out.stdout + out.stderr[-2000:]
 
 
@@ -2390,7 +2421,7 @@ def test_beside_a_thread_busy_in_numpy_and_torch_train_with_two_workers_ends_and
     # from a fork server, which imports the script. Unguarded, the script would train again in each worker: they end
     # at once, and the script's one traceback names the guard, never a lock it does not hold.
     (tmp_path / "busy.py").write_text(BUSY_THREAD.format(here=HERE, guard=guard))
-    out = subprocess.run([sys.executable, str(tmp_path / "busy.py")], capture_output=True, text=True, timeout=600)
+    out = run(str(tmp_path / "busy.py"))
     if guard:
         assert out.returncode == 0 and out.stdout.splitlines() == ["fork", *(f"trained {k} by forkserver" for k in
                                                                              range(3)), "the thread goes on"], out.stderr
@@ -2407,9 +2438,9 @@ def training(path, *flags, sign="iteration 1/"):
     p = subprocess.Popen([sys.executable, "alphazero.py", "--game", "tictactoe", "--games", "20", "--simulations",
                           "10", "--steps", "20", "--workers", "2", "--out", str(path), *flags], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
-    deadline = time.time() + 120
+    deadline = time.time() + 120  # (a bound that only catches a hang)
     while sign == "workers" and len(workers_of(p.pid)) < 2:
-        assert p.poll() is None and time.time() < deadline, "no two workers in 120 s"
+        assert p.poll() is None and time.time() < deadline, "a hang: no two workers after 120 s"
         time.sleep(0.01)
     if sign != "workers":
         read_lines(p, lambda lines: any(line.startswith(sign) for line in lines))
@@ -2426,16 +2457,31 @@ def workers_of(pid):
                                                   [child])]
 
 
-def group_gone(pgid, seconds):
-    """Whether no process of the group is left within `seconds` (waiting for those that are ending)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return True
-        time.sleep(0.01)
-    return False
+SECOND_STOP_WHILE_IT_ENDS = """
+import os, signal, sys
+sys.path.insert(0, {here!r})
+import alphazero, plumbing
+read = plumbing.read_checkpoint
+
+def read_after_a_second_stop(*args, **kwargs):  # the first stop's end, with a second stop in its middle
+    os.kill(os.getpid(), signal.SIGINT)
+    sum(range(10 ** 6))  # (Python runs the stop's handler here, if one is set)
+    return read(*args, **kwargs)
+
+plumbing.read_checkpoint = read_after_a_second_stop  # (what the end calls to say what the checkpoint holds)
+cfg = alphazero.settings("tictactoe", iterations=3, games=4, simulations=3, steps=2, hidden=8)
+stop = lambda line: os.kill(os.getpid(), signal.SIGINT)  # the first stop, once iteration 1 is saved
+plumbing.run_main(lambda: alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, {out!r}, log=stop, flags=True)))
+"""
+
+
+def test_a_second_stop_while_a_stopped_script_ends_is_ignored(tmp_path):
+    # The first Ctrl-C stops the training after iteration 1; a second one comes while its end reads what the
+    # checkpoint holds: ignored, so the one line still says it, with the first stop's status
+    (tmp_path / "twice.py").write_text(SECOND_STOP_WHILE_IT_ENDS.format(here=HERE, out=str(tmp_path / "t.pt")))
+    out = run(str(tmp_path / "twice.py"))
+    assert (out.returncode, out.stderr) == (130, f"interrupted; {tmp_path / 't.pt'} holds iteration 1: add --resume "
+                                                 f"to go on\n")
 
 
 @pytest.mark.parametrize("signals, status", [(["SIGINT"], 130), (["SIGTERM"], 143), (["SIGINT", "SIGINT"], 130)])
@@ -2443,18 +2489,17 @@ def group_gone(pgid, seconds):
 def test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never_stopped(signals, status, moment,
                                                                                          tmp_path):
     # Ctrl-C (to the whole group, as a terminal sends it), SIGTERM, or Ctrl-C twice, as soon as its workers are
-    # there or after its first iteration: one line naming what the checkpoint holds, its status, no process left after 5 s, the
+    # there or after its first iteration: one line naming what the checkpoint holds, its status, no process left, the
     # checkpoint whole; --resume then ends with the weights of a run never stopped (the same seed in this process).
     import signal
     path = tmp_path / "t.pt"
     p = training(path, sign=moment)
     for name in signals:
         os.killpg(p.pid, getattr(signal, name))
-    out, err = p.communicate(timeout=600)
+    out, err = ended(p, 30)
     line = re.fullmatch(rf"interrupted; (nothing saved at {path}|{path} holds iteration (\d+): add --resume to go on)",
                         err.strip())
     assert p.returncode == status and line and "Traceback" not in err, err[-2000:]
-    assert group_gone(p.pid, 5)
     assert moment == "workers" or int(line[2]) >= 1
     if line[2]:
         done = int(line[2])
@@ -2469,25 +2514,20 @@ def test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never
 def test_kill_9_of_a_worker_is_one_line_with_the_checkpoint_intact_and_of_the_main_process_leaves_no_worker(tmp_path):
     # What the out-of-memory killer does: a worker killed outright ends the run at once, in one line that says what
     # the checkpoint holds (its iteration loads whole), status 1, no process left; the main process killed outright
-    # takes its workers with it within 10 s (each watches it)
+    # takes its workers with it (each watches it)
     import signal
     path = tmp_path / "k.pt"
     p = training(path)
     os.kill(workers_of(p.pid)[0], signal.SIGKILL)
-    out, err = p.communicate(timeout=600)
+    out, err = ended(p, 30)
     line = re.fullmatch(rf"a worker process ended abruptly \(killed, or out of memory\?\); {path} holds iteration "
                         rf"(\d+): add --resume to go on", err.strip())
     assert p.returncode == 1 and line, err[-2000:]
-    assert torch.load(path, weights_only=True)["iterations_done"] == int(line[1]) >= 1 and group_gone(p.pid, 5)
+    assert torch.load(path, weights_only=True)["iterations_done"] == int(line[1]) >= 1
     p = training(tmp_path / "m.pt")
-    workers = workers_of(p.pid)
-    assert len(workers) == 2
+    assert len(workers_of(p.pid)) == 2
     os.kill(p.pid, signal.SIGKILL)
-    p.communicate(timeout=600)
-    deadline = time.time() + 10
-    while any(os.path.exists(f"/proc/{w}") and open(f"/proc/{w}/stat").read().split()[2] != "Z" for w in workers):
-        assert time.time() < deadline, "a worker outlived its main process by 10 s"
-        time.sleep(0.05)
+    ended(p, 30)  # (it fails, naming them, if a worker outlives the main process by 30 s)
 
 
 class Full:
@@ -2559,12 +2599,11 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
     p, live = training(tmp_path / "live.pt"), tmp_path / "live.pt"
     try:
         assert exit_message("gumbel.py", *small, str(live), "--replace") == (f"gumbel.py: error: {live} is being "
-                                                                            f"written by another run (it holds a lock "
-                                                                            f"on it): wait for it to end, or choose "
-                                                                            f"another --out")
+                                                                            f"written by another run: wait for it to end, "
+                                                                            f"or choose another --out")
     finally:
         os.killpg(p.pid, 9)
-        p.communicate(timeout=600)
+        ended(p, 30)
     os.mkfifo(tmp_path / "f.pt")
     for path in (tmp_path / "f.pt", tmp_path):
         assert exit_message("alphazero.py", *small, str(path)).endswith("its CSV is not a regular file: choose another --out")
@@ -2695,7 +2734,7 @@ def test_a_reports_last_complete_json_survives_a_rerun_that_is_stopped(tmp_path)
                          stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=HERE)
     read_lines(p, lambda lines: any(line.startswith("[") for line in lines))
     os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=600)
+    out, err = ended(p, 30)
     assert p.returncode == 130 and err.strip() == "interrupted" and path.read_text() == before
     assert sorted(os.listdir(tmp_path)) == ["r.json", "r.json.lock"]
 
