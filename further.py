@@ -258,7 +258,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
     evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  "
                    f"({len(positions) // len(SETS)} positions from random games in each set, every move valued by a "
                    f"public perfect solver)", ["set", *columns], rows)
-    return {**ours, "v_solver": p, "benchmark": benchmark}
+    return {**ours, "v_solver": p, "benchmark": benchmark, "theirs": THEIRS}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -370,11 +370,12 @@ def further_solver(args):
                    f"{os.path.basename(args.c4_positions)},\n  at most {budget[1]:,} nodes each with 14+ stones, "
                    f"{budget[0]:,} below)", ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
     judged = [r for r in found if r[1] is not None]
-    every14 = all(r[1] is not None for r in found if r[0] >= 14)
-    median = statistics.median(r[2] for r in judged if r[0] >= 14) if judged else None
+    every14, deep = all(r[1] is not None for r in found if r[0] >= 14), [r[2] for r in judged if r[0] >= 14]
+    median = statistics.median(deep) if deep else None  # (a positions file may hold none with 14+ stones)
     answer(args, f"the solver agrees on {sum(r[1] for r in judged)} of the {len(judged)} positions it judged "
-          f"({len(found) - len(judged)} skipped, over the budget); {'every' if every14 else 'not every'} "
-          f"position with 14 or more stones was judged (a median {median:.4f} CPU-s each)")
+          f"({len(found) - len(judged)} skipped, over the budget); " + (f"{'every' if every14 else 'not every'} "
+          f"position with 14 or more stones was judged (a median {median:.4f} CPU-s each)" if deep else
+          "no position with 14 or more stones was judged"))
     agree = all(r[1] for r in judged)
     return {"bands": bands, "budget": budget, "median_seconds_14": median,
             "checks": [evaluate.Check("the solver agrees on every position it judged", agree, True, agree),
@@ -574,9 +575,9 @@ def tictactoe_trainings(args):
             for way in WAYS for seed in range(args.seed, args.seed + 3)}, keep
 
 
-def further_tictactoe(args, begun):
-    """The lab's two tic-tac-toe questions, at Part 1's settings (begun: tictactoe_trainings'): does starting some
-    self-play games from a random first move cure the edge-opening blind spot, and what do noise and temperature do?"""
+def tictactoe_measured(args, begun):
+    """Questions 4 and 5's tic-tac-toe networks (begun: tictactoe_trainings'), trained at Part 1's settings, measured:
+    by iteration, the raw policy's optimal-move fraction; at the last, its blind spots and each loss's opening."""
     (trainings, keep), n_games, labels = begun, 10 if args.quick else 100, ("policy", "search")
     runs, last = list(trainings), keep[-1]
     evaluate.progress(f"further: training tic-tac-toe {len(runs)} times, {len(WAYS)} ways x 3 seeds, {last} iterations")
@@ -586,28 +587,41 @@ def further_tictactoe(args, begun):
                                       opening=0)
                   for run, t in trained.items() for label, sims in zip(labels, (0, t.cfg["simulations"]))})
     measured = {run: {it: policy_measures(t.nets[it]) for it in keep} for run, t in trained.items()}
-    curves = {run: {it: m["optimal"] for it, m in measured[run].items()} for run in runs}
-    final = {run: dict(measured[run][last], **{f"{label}_losses": losses_by_opening(r[run, label], args.seed)
-                                               for label in labels}) for run in runs}
-    total = lambda run, label: sum(final[run][f"{label}_losses"].values())
-    edge = lambda run, label: final[run][f"{label}_losses"]["edge"]
-    by_way = {way: [run for run in runs if run[0] == way] for way in WAYS}
-    spread = lambda values, digits=3: f"{statistics.mean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
     n_common = len(common_positions())
     print(f"\n  common positions: the {n_common} positions (with a move to make) that arise when both sides play only "
           f"optimal moves;\n  blind spots: positions among the 4,520 where the raw policy's move worsens the exact "
           f"outcome")
+    return {"final": {run: dict(measured[run][last], **{f"{label}_losses": losses_by_opening(r[run, label], args.seed)
+                                                        for label in labels}) for run in runs},
+            "curves": {run: {it: m["optimal"] for it, m in measured[run].items()} for run in runs},
+            "n_common": n_common, "keep": keep, "n_games": n_games}
 
-    edge_only = all(total(run, label) == edge(run, label) for run in by_way["default"] for label in labels)
-    rows = [[f"{way}, seed {run[1]}"] + [f"{edge(run, label)} of {total(run, label)}" for label in labels]
+
+def losses(m, run, label, opening=None):  # a network's losses to the perfect player: all, or after one opening
+    split = m["final"][run][f"{label}_losses"]
+    return sum(split.values()) if opening is None else split[opening]
+
+
+def spread(values, digits=3):
+    return f"{statistics.mean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
+
+
+def further_blind_spot(args, m):
+    """Question 4: does starting some self-play games from a random first move cure the edge-opening blind spot?"""
+    last, labels, final = m["keep"][-1], ("policy", "search"), m["final"]
+    by_way = {way: [run for run in final if run[0] == way] for way in WAYS}
+    edge_only = all(losses(m, run, label) == losses(m, run, label, "edge") for run in by_way["default"]
+                    for label in labels)
+    rows = [[f"{way}, seed {run[1]}"] + [f"{losses(m, run, label, 'edge')} of {losses(m, run, label)}"
+                                         for label in labels]
             + [final[run]["optimal"], final[run]["common_optimal"], final[run]["blind_spots"]]
             for way in ("default", "random openings 0.25") for run in by_way[way]]
     evaluate.table(f"Going further: curing the blind spot. Part 1 retrained with --random-openings 0.25 against the "
-                   f"default, 3 seeds each, iteration {last}\n  losses in {n_games} games against the perfect player "
-                   f"(those after its edge opening, of all), for the raw policy and search; the raw policy's "
+                   f"default, 3 seeds each, iteration {last}\n  losses in {m['n_games']} games against the perfect "
+                   f"player (those after its edge opening, of all), for the raw policy and search; the raw policy's "
                    f"optimal-move fraction", ["", "policy: edge losses", "search: edge losses", "optimal (4,520)",
-                                              f"optimal (common {n_common})", "blind spots"], rows)
-    edges = {way: sum(edge(run, label) for run in by_way[way] for label in labels) for way in WAYS}
+                                              f"optimal (common {m['n_common']})", "blind spots"], rows)
+    edges = {way: sum(losses(m, run, label, "edge") for run in by_way[way] for label in labels) for way in WAYS}
     common = {way: spread([final[run]["common_optimal"] for run in by_way[way]]) for way in WAYS}
     print(f"  the lab's thing to notice (at iteration {last} every loss comes after the edge opening): "
           f"{'holds' if edge_only else 'does not hold'} on our 3 default seeds")
@@ -617,47 +631,62 @@ def further_tictactoe(args, begun):
     answer(args, f"edge-opening losses (policy and search, 3 seeds) {before} by default, {after} with random "
           f"openings: {verdict}; optimal in the common positions {common['default']} by default, "
           f"{common['random openings 0.25']} with random openings")
+    return {"edge_only_by_default": edge_only, "edge_losses": edges}
 
+
+def further_noise(args, m):
+    """Question 5: what do the Dirichlet noise and the temperature do to learning and to the blind spots?"""
+    keep, final, curves = m["keep"], m["final"], m["curves"]
     four = [way for way in WAYS if way != "random openings 0.25"]
+    by_way = {way: [run for run in final if run[0] == way] for way in four}
     rows = [[way] + [spread([curves[run][it] for run in by_way[way]]) for it in keep]
-            + [spread([total(run, label) for run in by_way[way]], 1) for label in labels]
+            + [spread([losses(m, run, label) for run in by_way[way]], 1) for label in ("policy", "search")]
             + [spread([final[run]["blind_spots"] for run in by_way[way]], 1)] for way in four]
     evaluate.table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean ± "
-                   f"spread)\n  the raw policy's optimal-move fraction by iteration; at iteration {last} losses in "
-                   f"{n_games} games against the perfect player and blind spots",
+                   f"spread)\n  the raw policy's optimal-move fraction by iteration; at iteration {keep[-1]} losses "
+                   f"in {m['n_games']} games against the perfect player and blind spots",
                    ["", *[f"optimal @{it}" for it in keep], "policy losses", "search losses", "blind spots"], rows)
     learn = {way: statistics.mean(curves[run][keep[0]] for run in by_way[way]) for way in four}
     spots = {way: statistics.mean(final[run]["blind_spots"] for run in by_way[way]) for way in four}
     fast, slow = max(learn, key=learn.get), min(learn, key=learn.get)
     few, most = min(spots, key=spots.get), max(spots, key=spots.get)
     answer(args, f"fastest to learn (optimal at iteration {keep[0]}): {fast} ({learn[fast]:.3f}), slowest {slow} "
-          f"({learn[slow]:.3f});\n  fewest blind spots at iteration {last}: {few} ({spots[few]:.1f}), most {most} "
-          f"({spots[most]:.1f})")
-    return {"final": {f"{way} seed {seed}": final[way, seed] for way, seed in runs},
-            "curves": {f"{way} seed {seed}": curves[way, seed] for way, seed in runs}, "n_common": n_common,
-            "edge_only_by_default": edge_only, "edge_losses": edges}
+          f"({learn[slow]:.3f});\n  fewest blind spots at iteration {keep[-1]}: {few} ({spots[few]:.1f}), most "
+          f"{most} ({spots[most]:.1f})")
+    return {"learns_fastest": fast, "fewest_blind_spots": few}
+
+
+def timed(title, measure, *args):
+    """measure(*args), its title first and its seconds after, kept in its result."""
+    start = time.time()
+    evaluate.progress(f"further, {title}")
+    result = measure(*args)
+    result["seconds"] = round(time.time() - start, 1)
+    print(f"  ({result['seconds']:.0f} s)")
+    return result
 
 
 def part_questions(args):
-    """The lab's five questions, a table and an answer line each; the solver's check first: three answers rest on it."""
-    # What needs no earlier question's result begins now, beside the rest, at a lower priority: the last two
-    # questions' trainings; the truth of Part 2's networks begins as its training keeps them
-    r, truth, gumbel, tictactoe = {}, evaluate.Jobs(), gumbel_trainings(args), tictactoe_trainings(args)
-    steps = {"solver": ("the exact Connect Four solver against a public perfect solver", lambda: further_solver(args)),
-             "truth": ("measuring Part 2's networks against the truth", lambda: further_truth(args, part2, truth)),
-             "conv": ("a convolutional network against the MLP", lambda: further_conv(args, part2, r["truth"])),
-             "gumbel": ("PUCT against Gumbel when training with 4 and 8 simulations",
-                        lambda: further_gumbel(args, gumbel)),
-             "tictactoe": ("tic-tac-toe: curing the blind spot; what noise and temperature do",
-                           lambda: further_tictactoe(args, tictactoe))}
-    for i, (key, (title, measure)) in enumerate(steps.items()):
-        start = time.time()
-        if key == "truth":
-            part2 = part_2_results(args, truth)
-        evaluate.progress(f"further, question {i + 1} of {len(steps)}: {title}")
-        r[key] = measure()
-        r[key]["seconds"] = round(time.time() - start, 1)
-        print(f"  ({r[key]['seconds']:.0f} s)")
+    """The lab's five questions, numbered as FURTHER.md numbers them, a table and an answer line each, after the
+    solver's check, on which the first three rest."""
+    # What needs no earlier result begins now, beside the rest, at a lower priority: the trainings of questions 3 to 5.
+    # The truth of Part 2's networks begins as its training keeps them.
+    truth, gumbel, tictactoe = evaluate.Jobs(), gumbel_trainings(args), tictactoe_trainings(args)
+    r = {"solver": timed("the solver's check: the exact Connect Four solver against a public perfect solver",
+                         further_solver, args)}
+    part2 = part_2_results(args, truth)
+    r["truth"] = timed("question 1 of 5: measuring Part 2's networks against the truth", further_truth, args, part2,
+                       truth)
+    r["conv"] = timed("question 2 of 5: a convolutional network against the MLP", further_conv, args, part2,
+                      r["truth"])
+    r["gumbel"] = timed("question 3 of 5: PUCT against Gumbel when training with 4 and 8 simulations", further_gumbel,
+                        args, gumbel)
+    m = tictactoe_measured(args, tictactoe)
+    r["blind_spot"] = timed("question 4 of 5: tic-tac-toe, curing the blind spot", further_blind_spot, args, m)
+    r["noise"] = timed("question 5 of 5: tic-tac-toe, what noise and temperature do", further_noise, args, m)
+    r["tictactoe"] = {"final": {f"{way} seed {seed}": v for (way, seed), v in m["final"].items()},
+                      "curves": {f"{way} seed {seed}": v for (way, seed), v in m["curves"].items()},
+                      "n_common": m["n_common"], **r["blind_spot"]}
     r["checks"] = r["solver"].pop("checks")
     return r
 
@@ -727,11 +756,11 @@ def part_recipe(args):
 
 
 def measure_checkpoint(args):
-    """connect4_report of a saved Connect Four network, searching with the solver its settings record (if any)."""
-    net = alphazero_plus.NumpyNet(alphazero_plus.load(args.checkpoint, "connect4"))
-    cfg = alphazero_plus.load(args.checkpoint, "connect4", as_net=False).get("settings") or {}
-    return connect4_report(net, args.checkpoint, alphazero_plus.settings("connect4")["simulations"], args,
-                           "alphazero_plus", **evaluate.search_options(cfg))
+    """connect4_report of a saved Connect Four network, searching as the algorithm that trained it searches."""
+    alphazero.load(args.checkpoint, "connect4", as_net=False)  # (another game's: refused in words)
+    net, game, algorithm, options = evaluate.load_any(args.checkpoint)
+    return connect4_report(net, args.checkpoint, alphazero_plus.settings("connect4")["simulations"], args, algorithm,
+                           **options)
 
 
 PARTS = {"questions": ("the five going-further questions", part_questions),

@@ -243,25 +243,26 @@ def plot_recipe(r):
     return {"further_recipe": fig}
 
 
-def plot_benchmark(name, rates):
-    """Each set's error rate: ours ({label: {set: rate}}) as bars, AlphaZero.jl's and minimax's as markers."""
-    from further import SETS, THEIRS
+def plot_benchmark(name, rates, theirs):
+    """Each set's error rate: ours ({label: {set: rate}}) as bars, theirs (AlphaZero.jl's, minimax's) as markers."""
+    sets = list(next(iter(theirs.values())))
     fig, ax = figure(f"{name} on the benchmark: positions from random games, each move valued by a perfect solver",
                      size=(10, 4.5))
-    x = np.arange(len(SETS))
+    x = np.arange(len(sets))
     for k, (label, rate) in enumerate(rates.items()):
-        ax.bar(x + (k - (len(rates) - 1) / 2) * 0.25, [100 * rate[s] for s in SETS], 0.25, label=f"{label}: ours")
-    for marker, (label, rate) in zip("Dv", THEIRS.items()):
-        ax.plot(x, [100 * rate[s] for s in SETS], marker, color="k", markerfacecolor="none", ls="",
+        ax.bar(x + (k - (len(rates) - 1) / 2) * 0.25, [100 * rate[s] for s in sets], 0.25, label=f"{label}: ours")
+    for marker, (label, rate) in zip("Dv", theirs.items()):
+        ax.plot(x, [100 * rate[s] for s in sets], marker, color="k", markerfacecolor="none", ls="",
                 label=f"{label}: theirs")
-    finish(ax, small=True, xticks=x, xticklabels=SETS, ylabel="errors (% of the set's positions)")
+    finish(ax, small=True, xticks=x, xticklabels=sets, ylabel="errors (% of the set's positions)")
     return fig
 
 
 PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_3a, "3b": plot_part_3b,
          "questions": plot_questions, "recipe": lambda r: dict(plot_recipe(r), further_benchmark_recipe=plot_benchmark(
-             "the recipe's network", r["final"]["benchmark"])),
-         "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"])}
+             "the recipe's network", r["final"]["benchmark"], r["final"]["theirs"])),
+         "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"],
+                                                                                  r["theirs"])}
          if "benchmark" in r else {}}  # (further.py's --checkpoint; evaluate.py's has no figure)
 
 

@@ -2998,12 +2998,12 @@ class Searched(Exception):
     pass
 
 
-def record_search(monkeypatch, seen):
-    """alphazero_plus.search, replaced: note the solver it is given (None: not given), then stop the measure."""
+def record_search(monkeypatch, seen, module=alphazero_plus):
+    """module.search, replaced: note the solver it is given (None: not given), then stop the measure."""
     def search(*args, **kwargs):
         seen.append(kwargs.get("solver"))
         raise Searched
-    monkeypatch.setattr(alphazero_plus, "search", search)
+    monkeypatch.setattr(module, "search", search)
 
 
 @pytest.mark.parametrize("solver", [0, 1, 2])
@@ -3447,16 +3447,28 @@ def test_the_recipe_figure_holds_its_curve():
     assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
 
 
-@pytest.mark.parametrize("solver", [2, 1, 0])
-def test_further_checkpoint_searches_with_the_solver_its_settings_record(solver, monkeypatch, tmp_path, capsys):
-    # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player)
+@pytest.mark.parametrize("trainer, solver", [(alphazero_plus, 2), (alphazero_plus, 1), (alphazero_plus, 0),
+                                             (gumbel, None)])
+def test_further_checkpoint_searches_as_its_algorithm_with_the_solver_its_settings_record(trainer, solver, monkeypatch,
+                                                                                         tmp_path, capsys):
+    # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player) is
+    # the search of the algorithm that trained the network (a gumbel.py network's is gumbel.search)
     path = str(tmp_path / "p.pt")
-    alphazero_plus.save(net_for(alphazero_plus, "connect4", 8), path, "connect4", cfg=alphazero_plus.settings("connect4", solver=solver))
+    trainer.save(net_for(trainer, "connect4", 8), path, "connect4", cfg=alphazero_plus.settings("connect4", solver=solver))
     seen = []
-    record_search(monkeypatch, seen)
+    record_search(monkeypatch, seen, trainer)
     with pytest.raises(Searched):
         further.measure_checkpoint(quick_args(checkpoint=path))
     assert seen == [solver or None]
+
+
+def test_the_solvers_check_answers_for_a_positions_file_without_14_stones(tmp_path, monkeypatch, capsys):
+    # --c4-positions with one position of 4 stones (over the quick budget, or judged): no median of 14+ stones to
+    # give, and the answer says so instead of failing
+    (tmp_path / "p.txt").write_text("4444 0 0 0 0 0 0 0 0\n")
+    monkeypatch.setitem(evaluate.POOLS, "now", plumbing.Run(1))
+    r = further.further_solver(quick_args(c4_positions=str(tmp_path / "p.txt")))
+    assert r["median_seconds_14"] is None and "no position with 14 or more stones was judged" in capsys.readouterr().out
 
 
 def further_quick_scripts(folder):
