@@ -238,8 +238,9 @@ def mean(scores):
 # (POOLS["now"], 10), work begun ahead of its part (POOLS["ahead"], 19), each taking the cores the ones before leave
 # idle. main starts them; until then, everything runs in this process.
 POOLS, START = {"now": plumbing.Run(), "ahead": plumbing.Run()}, time.time()
-PIECES = 4  # a job's pieces, whatever the workers (a piece's games share their batches, whose sizes change the last
-# bits of a row's network output): the numbers are the same with any --workers
+# Each job is cut into 4 pieces, whatever the number of workers. A piece's games share their network batches, and a
+# batch's size can change the last bits of the network's outputs, so fixed pieces give the same numbers on any --workers.
+PIECES = 4
 
 
 def run_piece(job, indices):  # a piece of a job, in a worker process: its list of results

@@ -122,7 +122,7 @@ def connect4_move_value(state, move, bounds=None):
 
 
 TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 30_000  # judge positions with 8+ stones, within 30,000 solver nodes (~0.5 s)
-DEEP_BUDGET = 150_000  # enough for every position with 14+ stones that we met (~2 s at most)
+DEEP_BUDGET = 150_000  # enough for every position with 14+ stones that we met (2.45 s at most, FURTHER.md)
 
 
 class Judged:
@@ -365,7 +365,7 @@ def further_solver(args):
         bands[f"{lo}-{hi}"] = {"positions": len(band), "judged": len(judged), "agree": sum(r[1] is True for r in band),
                                "median_seconds": round(statistics.median(judged), 4) if judged else None}
         rows.append([f"{lo}-{hi} stones", len(band), len(judged), bands[f"{lo}-{hi}"]["agree"],
-                     f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.3f}" if judged else ""])
+                     f"{statistics.median(judged):.3f}" if judged else "", f"{judged[-1]:.2f}" if judged else ""])
     evaluate.table(f"Going further: the exact solver against a public perfect solver ({len(found)} positions of "
                    f"{os.path.basename(args.c4_positions)},\n  at most {budget[1]:,} nodes each with 14+ stones, "
                    f"{budget[0]:,} below)", ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)

@@ -18,7 +18,8 @@ import torch
 import games
 
 
-# a setting and its flag: its default, a number's low and high, its meaning (--help), the choices of a word
+# Each setting is also a command-line flag. A number has a default and a range (low to high); a word has its
+# choices; the meaning is the flag's --help.
 Setting = namedtuple("Setting", "default low high meaning choices", defaults=(None, None, "", ()))
 
 
@@ -319,25 +320,28 @@ def settings(game, **overrides):
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
     """The self-play loop: play an iteration's games with the current network, train it on the positions of the last
-    `window` iterations, repeat; return the trained Net. run: the Run it is handed, plumbing.py's, imported below the
-    banner (its worker processes, its checkpoint's path, its log; by default this process alone, nothing saved);
-    on_iteration(it, net) is told after each iteration (and at 0, fresh)."""
-    check_game(game, cfg)
+    `window` iterations, repeat; return the trained Net. on_iteration(it, net) is told after each iteration (and at 0,
+    fresh). The lines marked `# plumbing` are machinery a reader can skip: check_game, load and save are defined below
+    this file's banner, and `run` is a plumbing.Run (its workers, its checkpoint's path, its log; by default this
+    process alone, nothing saved)."""
+    check_game(game, cfg)  # plumbing: the settings and the game, each refused in one line before any work
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     Game = GAMES[game]  # the class: its constructor gives the start position
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"])
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
-    run = run or Run()  # by default this process alone, nothing saved
     replay, done = [], 0  # the replay window: the last iterations' examples; the iterations done
-    if run.resume:  # go on from the checkpoint as if never stopped: the network, Adam, the stream, the window
+    run = run or Run()  # plumbing, to the end of the block: go on from run.out's checkpoint as if never stopped
+    if run.resume:
         ckpt = run.resumable(load(run.out, game, as_net=False), ALGORITHM, cfg)
         net.load_state_dict(ckpt["state_dict"])
         optimizer.load_state_dict(ckpt["optimizer"])
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done = ckpt["rows"], ckpt["iterations_done"]
-    with run:  # its workers started, its checkpoint's path claimed; however it ends, it says what it saved
+    # `with run` claims the checkpoint's path and starts the workers; however the loop ends, it ends the workers and
+    # says what the checkpoint holds.
+    with run:
         if on_iteration and not done:
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
@@ -359,10 +363,10 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
                 raise ValueError(f"the loss is {value_loss + policy_loss} at iteration {it}: the training diverged")
             run.rows.append(dict(iteration=it, positions=len(z), value_loss=value_loss, policy_loss=policy_loss,
                                  self_play_s=t1 - t0, training_s=time.time() - t1))
-            if run.out:
+            if run.out:  # plumbing: the checkpoint, with what --resume needs
                 save(net, run.out, game, optimizer, cfg, dict(iterations_done=it, rng=rng.bit_generator.state,
                                                             replay=replay, rows=run.rows))
-            run.log_iteration(cfg)  # its line, and the CSV beside the checkpoint
+            run.log_iteration(cfg)  # plumbing: the iteration's line, and the CSV beside the checkpoint
             if on_iteration:
                 on_iteration(it, net)
     return net
