@@ -537,7 +537,7 @@ def part_1(args):
           [[it] + beside(by_iteration[it], LAB["1"].get(it)) for it in keep])
     checks = [c for it in keep if it in LAB["1"]
               for c in tictactoe_checks(f"part 1, iteration {it}", by_iteration[it], LAB["1"][it], n_games)]
-    return {"ours": ours, "lab": LAB["1"], "checks": checks}
+    return {"ours": ours, "lab": LAB["1"], "checks": checks, "simulations": cfg["simulations"], "positions": n_positions}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -617,7 +617,7 @@ def part_2(args, on_kept=None):
     checks += [check(f"part 2, the final network with {s} simulations v UCT", by_sims[s], LAB["2_more_search"][s],
                      sizes[1]) for s in more if s in LAB["2_more_search"]]
     return {"ours": ours, "more_search": more_search, "lab": LAB["2"], "lab_more_search": LAB["2_more_search"],
-            "checks": checks}
+            "checks": checks, "uct": sizes[2]}
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -660,7 +660,7 @@ def part_3a(args):
           f"  after {cfg['iterations']} iterations of {cfg['games']} games: optimal-move fraction and losses against "
           f"the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
-    return {"ours": ours, "lab": LAB["3a"], "checks": checks}
+    return {"ours": ours, "lab": LAB["3a"], "checks": checks, "positions": n_positions}
 
 
 # ----------------------------------------------------------------------------------------------------------------

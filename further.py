@@ -427,7 +427,7 @@ def further_truth(args, part2, measures):
           f"UCT-{uct} does;\n  standard errors: the truth's {se} on average, the score's {se_uct:.3f} (over "
           f"{uct_games} games): {steadier} is the steadier measure")
     return {"ours": {it: {"policy": policy[it], "search": search[it], "search_v_uct": score[it]} for it in its},
-            "pairs_agreeing": agree, "pairs": len(pairs), "se_truth": se_truth, "se_uct": se_uct}
+            "pairs_agreeing": agree, "pairs": len(pairs), "se_truth": se_truth, "se_uct": se_uct, "uct": uct}
 
 
 def strength_jobs(net, n_simulations, args, tag, algorithm="alphazero", labels=("policy", "search")):
@@ -490,7 +490,7 @@ def further_conv(args, part2, truth):
           f"{by_games} of {len(keep)} snapshots: {who(by_games)} is stronger;\n  at equal seconds ({pairs}) at "
           f"{by_seconds} of {len(keep)}: {who(by_seconds)} is stronger per second on two cores")
     return {"conv": conv, "mlp": mlp, "nearest": nearest, "stronger_by_games": who(by_games),
-            "stronger_by_seconds": who(by_seconds)}
+            "stronger_by_seconds": who(by_seconds), "games": cfg["games"]}
 
 
 GUMBEL_BUDGETS = (4, 8)

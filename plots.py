@@ -105,14 +105,14 @@ def plot_blog(r):
 
 def plot_part_1(r):
     lab = by_number(r["lab"])
-    fig, (left, right) = figure("Lab, Part 1: AlphaZero on tic-tac-toe, the raw policy and search with 100 simulations",
-                                1, 2)
+    fig, (left, right) = figure(f"Lab, Part 1: AlphaZero on tic-tac-toe, the raw policy and search with "
+                                f"{r['simulations']} simulations", 1, 2)
     rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
             beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
                    [lab[it][field] if it in lab else None for it in rows], who, f"C{k}")
-    finish(left, xlabel="iteration", ylabel="fraction of the 4,520 positions answered optimally")
+    finish(left, xlabel="iteration", ylabel=f"fraction of the {r['positions']:,} positions answered optimally")
     finish(right, xlabel="iteration", ylabel="losses in the games against the perfect player")
     return {"lab_part_1": fig}
 
@@ -130,7 +130,8 @@ def by_simulations(title, ours, lab, label, even=False, **settings):  # a score 
 
 def plot_part_2(r):
     lab = by_number(r["lab"])
-    fig, ax = figure("Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400", size=(10, 4.8))
+    fig, ax = figure(f"Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-{r['uct']}",
+                     size=(10, 4.8))
     rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
     for k, field in enumerate(next(iter(rows.values()))[0]):
         beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
@@ -138,9 +139,9 @@ def plot_part_2(r):
     finish(ax, small=True, xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the dots, not over them
     return {"lab_part_2": fig, "lab_part_2_more_search": by_simulations(
-        "Lab, Part 2: the final network with more search, against UCT-400", by_seed(r["more_search"]),
+        f"Lab, Part 2: the final network with more search, against UCT-{r['uct']}", by_seed(r["more_search"]),
         by_number(r["lab_more_search"]), "the final network", xlabel="simulations (0 drawn at 1: the raw policy)",
-        ylabel="score against UCT-400", ylim=(0, 1))}
+        ylabel=f"score against UCT-{r['uct']}", ylim=(0, 1))}
 
 
 def plot_part_3a(r):
@@ -159,7 +160,7 @@ def plot_part_3a(r):
                     [row[field] for name in labels for row in group[name]], "o", color=f"C{k}", label=f"{who}: ours")
             ax.plot(at, [r["lab"][name][field] for name in labels], "s", color=f"C{k}", markerfacecolor="none",
                     markersize=9, label=f"{who}: the lab's")
-    for ax, what in ((left, "fraction of the 4,520 positions answered optimally"),
+    for ax, what in ((left, f"fraction of the {r['positions']:,} positions answered optimally"),
                      (right, "losses to the perfect player")):
         ax.set_xticks(x, [f"{name} (lab)" for name in labels], rotation=30, ha="right")
         ax.set(ylabel=what)
@@ -180,7 +181,7 @@ def plot_part_3b(r):
 def plot_questions(r):
     truth, figures = by_number(r["truth"]["ours"]), {}
     fig, ax = figures["further_truth_v_uct"] = figure(
-        "Going further: measuring against the truth, beside the score against UCT-400", size=(8, 4.5))
+        f"Going further: measuring against the truth, beside the score against UCT-{r['truth']['uct']}", size=(8, 4.5))
     iterations, rows = list(truth), list(truth.values())
     ax.plot(iterations, [t["policy"]["fraction"] for t in rows], "o--", color="C0", label="raw policy: the truth")
     ax.plot(iterations, [t["search"]["fraction"] for t in rows], "o-", color="C0", label="search: the truth")
@@ -195,7 +196,7 @@ def plot_questions(r):
         truth = [run["search_truth"] for run in runs.values()]
         by_games.plot(list(runs), truth, "o-", color=f"C{k}", label=name)
         by_seconds.plot([run["seconds"] for run in runs.values()], truth, "o-", color=f"C{k}")
-    finish(by_games, xlabel="iteration (games played: 100 each)", ylabel="search: the truth")
+    finish(by_games, xlabel=f"iteration (games played: {r['conv']['games']} each)", ylabel="search: the truth")
     by_seconds.set(xlabel="seconds of training on two cores")
 
     ours, measures = r["gumbel"]["ours"], ("policy_v_tactical", "policy_truth", "search_v_tactical", "search_truth")
@@ -287,7 +288,11 @@ def draw(paths, out):
                 raise ValueError("not an object of parts")
         except (OSError, ValueError) as e:
             raise ValueError(f"cannot read {path} as evaluate.py's or further.py's JSON: {e}") from None
-        for name, fig in [item for part, r in results.items() if part in PLOTS for item in PLOTS[part](r).items()]:
+        try:
+            figures = [item for part, r in results.items() if part in PLOTS for item in PLOTS[part](r).items()]
+        except (KeyError, TypeError) as e:  # (a JSON of an older version of the scripts)
+            raise ValueError(f"{path} lacks {e}, which the figures need: run its parts again to draw them") from None
+        for name, fig in figures:
             fig.savefig(png := io.BytesIO(), dpi=90, bbox_inches="tight")
             plumbing.write_atomic(os.path.join(out, f"{name}.png"), png.getvalue())
             plt.close(fig)
@@ -299,6 +304,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, status 1
     parser.add_argument("json", nargs="+", help="JSON files that evaluate.py or further.py wrote")
-    parser.add_argument("--plots", metavar="DIR", default="figures", help="the folder of the PNGs (default figures)")
+    parser.add_argument("--plots", metavar="DIR", required=True, help="the folder of the PNGs")
     args = parser.parse_args()
     plumbing.run_main(lambda: draw(args.json, args.plots))

@@ -3049,12 +3049,15 @@ def lines_of(ax):  # {label: y data} of an axes' lines, and the dots (unlabelled
 
 
 def test_the_lab_part_1_figure_holds_every_seeds_numbers_and_their_median():
-    # Seeds 3 and 4: the line through the medians of the two (0.6 = (0.55 + 0.65) / 2), a dot for each seed
+    # Seeds 3 and 4: the line through the medians of the two (0.6 = (0.55 + 0.65) / 2), a dot for each seed; the
+    # labels say the run's sizes, as the JSON gives them
     row = evaluate.TicTacToeRow
     r = {"ours": {3: {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)},
                   4: {0: row(0.65, 70, 0.97, 44), 5: row(0.9, 10, 0.99, 8), 7: row(0.85, 9, 0.96, 3)}},
-         "lab": evaluate.LAB["1"]}
-    optimal, losses = plots.plot_part_1(as_json(r))["lab_part_1"].axes
+         "lab": evaluate.LAB["1"], "simulations": 20, "positions": 500}
+    fig = plots.plot_part_1(as_json(r))["lab_part_1"]
+    optimal, losses = fig.axes
+    assert "with 20 simulations" in fig._suptitle.get_text() and "of the 500 positions" in optimal.get_ylabel()
     lines, dots = lines_of(optimal)
     assert lines["policy: ours (the median of 2 seeds)"] == pytest.approx([0.6, 0.85, 0.85])
     assert lines["search: ours (the median of 2 seeds)"] == pytest.approx([0.97, 0.99, 0.97])
@@ -3067,8 +3070,9 @@ def test_the_lab_part_1_figure_holds_every_seeds_numbers_and_their_median():
 def test_the_lab_part_2_3a_and_3b_figures_hold_the_tables_numbers():
     row = evaluate.Connect4Row
     r = {"ours": {0: {0: row(0.0, 0.9, 0.3, 0.05), 10: row(0.2, 1.0, 0.7, 0.35)}}, "lab": evaluate.LAB["2"],
-         "more_search": {0: {0: 0.1, 50: 0.6}}, "lab_more_search": evaluate.LAB["2_more_search"]}
+         "more_search": {0: {0: 0.1, 50: 0.6}}, "lab_more_search": evaluate.LAB["2_more_search"], "uct": 50}
     figures = plots.plot_part_2(as_json(r))
+    assert figures["lab_part_2_more_search"].axes[0].get_ylabel() == "score against UCT-50"
     lines, dots = lines_of(figures["lab_part_2"].axes[0])
     assert lines["search v uct: ours"] == [0.05, 0.35] and lines["search v uct: the lab's"] == [0.00, 0.14]
     more = {line.get_label(): (list(line.get_xdata()), list(line.get_ydata()))
@@ -3082,7 +3086,8 @@ def test_the_lab_part_2_3a_and_3b_figures_hold_the_tables_numbers():
     # Part 3a from seed 5 with 2 seeds: the lab's "puct seed 1" beside ours at seeds 6 and 9 (5 + 1, then + 3)
     ours = {f"{a} seed {s}": evaluate.TicTacToeRow(s / 10, s, s / 10, s) for a in ("puct", "gumbel")
             for s in range(5, 11)}
-    optimal, losses = plots.plot_part_3a(as_json({"ours": ours, "lab": evaluate.LAB["3a"]}))["lab_part_3a"].axes
+    optimal, losses = plots.plot_part_3a(as_json({"ours": ours, "lab": evaluate.LAB["3a"], "positions": 500})
+                                         )["lab_part_3a"].axes
     assert list(optimal.lines[0].get_ydata()) == [0.5, 0.8, 0.6, 0.9, 0.7, 1.0] * 2  # the policy's, row by row
     assert list(losses.lines[1].get_ydata()) == [100, 60, 59, 52, 26, 51]  # the lab's
 
@@ -3151,13 +3156,17 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     drawn = {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct", "lab_part_1",
              "lab_part_2", "lab_part_2_more_search", "lab_part_3a", "lab_part_3b"}
     assert_figures(folder / "figures", drawn)
-    # plots.py redraws them from the JSON alone, the same pictures; a file that is no JSON of ours: one line
+    # plots.py redraws them from the JSON alone, the same pictures; a file that is no JSON of ours, or an older
+    # version's JSON without the sizes a label names: one line
     assert run("plots.py", str(folder / "r.json"), "--plots", str(folder / "again")).returncode == 0
     assert all((folder / "again" / f"{name}.png").read_bytes() == (folder / "figures" / f"{name}.png").read_bytes()
                for name in drawn)
-    assert exit_message("plots.py", str(folder / "nothing.json")) == \
-        f"plots.py: error: cannot read {folder / 'nothing.json'} as evaluate.py's or further.py's JSON: [Errno 2] " \
-        f"No such file or directory: '{folder / 'nothing.json'}'"
+    (folder / "old.json").write_text(json.dumps({"1": {"ours": {}, "lab": {}}}))
+    for name, words in (("nothing.json", "cannot read {} as evaluate.py's or further.py's JSON: [Errno 2] No such "
+                                         "file or directory: '{}'"),
+                        ("old.json", "{} lacks 'simulations', which the figures need: run its parts again to draw them")):
+        assert exit_message("plots.py", str(folder / name), "--plots", str(folder / "x")) == \
+            "plots.py: error: " + words.format(folder / name, folder / name)
     # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
     # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
     blog = results["blog"]
