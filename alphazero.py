@@ -346,11 +346,11 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
 
 
 # Plumbing: the Run that train is handed, the checks, the checkpoint's save and load, the command line (plumbing.py) --
-from plumbing import Run, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
+from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
 
 
 def check_game(game, cfg):  # before any work, in one line: the settings, and the game against the contract
-    games.check_settings(SETTINGS, cfg)
+    check_settings(SETTINGS, cfg)
     games.check_network_game(game, GAMES[game], *[games.Mirrored] * bool(cfg["mirror"]))
 
 

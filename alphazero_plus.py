@@ -581,11 +581,11 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
 
 
 # Plumbing: the Run that train is handed, the checks, the checkpoint's save and load, the command line (plumbing.py) --
-from plumbing import Run, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
+from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
 
 
 def check_game(game, cfg):  # before any work, in one line: the settings together, the game against the contract
-    games.check_settings(SETTINGS, cfg)
+    check_settings(SETTINGS, cfg)
     if (cfg["lr_final"] or 0) > cfg["lr"] or (cfg["window_start"] or 0) > cfg["window"]:
         raise ValueError("--lr-final and --window-start must be at most --lr and --window")
     needs = [games.Mirrored] * cfg["mirror"] + [games.Board] * (cfg["net"] == "conv")  # (the optional parts used)

@@ -734,13 +734,13 @@ def command_line(doc, parts, json_path, seeds=False):
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")
     parser.add_argument("--part", choices=[*parts, "all"], default="all", help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size (a check that it runs)")
-    parser.add_argument("--seed", type=games.number(0, 2**32 - 1), default=0, help="base random seed (default 0)")
+    parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="base random seed (default 0)")
     parser.set_defaults(seeds=1)  # (further.py's parts run once, at --seed)
     if seeds:
-        parser.add_argument("--seeds", type=games.number(1, 1000), metavar="N", help="run every part at N seeds, "
+        parser.add_argument("--seeds", type=plumbing.number(1, 1000), metavar="N", help="run every part at N seeds, "
                             "from --seed on (the article's Go and PUCT searches at 4 N, Part 3a's trainings at 3 N an "
                             "algorithm); each table then gives our median [and range] over them (default 1)")
-    parser.add_argument("--workers", type=games.number(1, 256), default=os.cpu_count(),
+    parser.add_argument("--workers", type=plumbing.number(1, 256), default=os.cpu_count(),
                         help=f"processes for self-play and matches (default all cores: {os.cpu_count()})")
     parser.add_argument("--json", default=json_path, help=f"where to write every number (default {json_path})")
     parser.add_argument("--checkpoint", help="measure this saved network instead of running the parts")

@@ -1,12 +1,9 @@
 """The games: the rules of the four behind one small interface, the contract just below, written as code. Go's corner
 and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's (the network
 trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a copy and return
-the first player's result. Then the terminal game: a human against an agent, and what the agent's search saw. Last,
-the checks of the flags and settings that every script shares. Every algorithm file imports this one, for the rules,
-and nothing else of the project above its `# Plumbing` banner.
+the first player's result. Last, the terminal game: a human against an agent, and what the agent's search saw.
+Every algorithm file imports this one, for the rules, and nothing else of the project above its `# Plumbing` banner.
 """
-import argparse
-import contextlib
 import inspect
 import math
 from typing import Hashable, Protocol, runtime_checkable
@@ -545,25 +542,3 @@ def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda c
         print(f"  {state.move_name(ch.move):>6} {ch.prior:6.2f} {ch.n:7d} {mean}{marks}")
     print(f"the agent plays {state.move_name(move)} (its value for itself: {value:+.2f})")
     return move
-
-
-def number(lo, hi, kind=int):
-    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
-    def parse(text):
-        with contextlib.suppress(ValueError):
-            if lo <= kind(text) <= hi:
-                return kind(text)
-        raise argparse.ArgumentTypeError(f"must be a {'whole ' * (kind is int)}number from {lo} to {hi}, not {text!r}")
-    return parse
-
-
-def check_settings(settings, cfg):
-    """Every setting ({name: Setting}) in cfg, each in its range, or a ValueError in one line, before any work."""
-    for key in [*cfg, *settings]:
-        s, value = settings.get(key), cfg.get(key, "missing")
-        if s is None:
-            raise ValueError(f"no setting {key}: the settings are {', '.join(settings)}")
-        if s.choices and value not in s.choices or not s.choices and not (value is None and s.default is None or (
-                isinstance(value, (int, float)) and s.low <= value <= s.high)):  # (nan is not)
-            raise ValueError(f"the setting {key} is {value!r}, not " + (f"one of {', '.join(map(str, s.choices))}"
-                             if s.choices else f"a number from {s.low} to {s.high}"))

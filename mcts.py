@@ -86,6 +86,7 @@ def flat_monte_carlo(state, rollout, n_per_move, seed=0):
 
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
+import contextlib  # noqa: E402
 import signal  # noqa: E402
 
 
@@ -111,17 +112,27 @@ def print_visits(state, root, top=6):
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {'#' * round(40 * ch.n / total)}")
 
 
+def number(lo, hi, kind=int):
+    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
+    def parse(text):
+        with contextlib.suppress(ValueError):
+            if lo <= kind(text) <= hi:
+                return kind(text)
+        raise argparse.ArgumentTypeError(f"must be a {'whole ' * (kind is int)}number from {lo} to {hi}, not {text!r}")
+    return parse
+
+
 if __name__ == "__main__":
     for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` ends the output without a traceback, and Ctrl-C ends it
         signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
-    parser.add_argument("--simulations", type=games.number(1, 10**7), default=5000, help="simulations (default 5000)")
-    parser.add_argument("--seed", type=games.number(0, 2**32 - 1), default=0, help="the search's seed (default 0)")
-    parser.add_argument("--c", type=games.number(0, 100, float), default=None,
+    parser.add_argument("--simulations", type=number(1, 10**7), default=5000, help="simulations (default 5000)")
+    parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="the search's seed (default 0)")
+    parser.add_argument("--c", type=number(0, 100, float), default=None,
                         help="UCT exploration constant, 0 to 100 (default 0.7 in chess, else 1.0)")
-    parser.add_argument("--flat", type=games.number(1, 10**6),
+    parser.add_argument("--flat", type=number(1, 10**6),
                         help="chess only: flat Monte Carlo rollouts after each move (default 400)")
     args = parser.parse_args()
     if args.flat and args.game != "chess":

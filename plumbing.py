@@ -18,8 +18,6 @@ import torch
 import torch._dynamo  # noqa: F401 (torch imports it and sympy at the first optimizer: a stop in that second
 #                       left them half-imported and every later train() failing; imported here, they are whole)
 
-from games import number
-
 
 # Workers. Each process computes with one thread (the same numbers everywhere, and no slower on a busy machine). The
 # workers ignore the stops: the main process ends them, and each one ends by itself once the main process is gone.
@@ -231,6 +229,27 @@ def run_main(work):
 
 
 # The flags: one for each setting, and every refusal one line before any work.
+
+def check_settings(settings, cfg):  # every setting ({name: Setting}) in cfg, each in its range, or a ValueError
+    for key in [*cfg, *settings]:
+        s, value = settings.get(key), cfg.get(key, "missing")
+        if s is None:
+            raise ValueError(f"no setting {key}: the settings are {', '.join(settings)}")
+        if s.choices and value not in s.choices or not s.choices and not (value is None and s.default is None or (
+                isinstance(value, (int, float)) and s.low <= value <= s.high)):  # (nan is not)
+            raise ValueError(f"the setting {key} is {value!r}, not " + (f"one of {', '.join(map(str, s.choices))}"
+                             if s.choices else f"a number from {s.low} to {s.high}"))
+
+
+def number(lo, hi, kind=int):
+    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
+    def parse(text):
+        with contextlib.suppress(ValueError):
+            if lo <= kind(text) <= hi:
+                return kind(text)
+        raise argparse.ArgumentTypeError(f"must be a {'whole ' * (kind is int)}number from {lo} to {hi}, not {text!r}")
+    return parse
+
 
 def command_line(doc, settings, game_settings, games, default, plays):
     """A trainer's flags; --game module:Class imports one's own game, --play reads only `plays` of the settings."""

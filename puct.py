@@ -96,6 +96,7 @@ def rollout_network(rollout, hint=None, weight=0.5, seed=0):
 
 
 # Plumbing: the printing helpers and the command line ------------------------------------------------------------------
+import contextlib  # noqa: E402
 import signal  # noqa: E402
 
 
@@ -121,18 +122,28 @@ def print_visits(state, root, top=6):
         print(f"  {state.move_name(ch.move):>6} {ch.n:7d} {value}  {'#' * round(40 * ch.n / total)}")
 
 
+def number(lo, hi, kind=int):
+    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
+    def parse(text):
+        with contextlib.suppress(ValueError):
+            if lo <= kind(text) <= hi:
+                return kind(text)
+        raise argparse.ArgumentTypeError(f"must be a {'whole ' * (kind is int)}number from {lo} to {hi}, not {text!r}")
+    return parse
+
+
 if __name__ == "__main__":
     for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` ends the output without a traceback, and Ctrl-C ends it
         signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
-    parser.add_argument("--simulations", type=games.number(2, 10**7), default=1000,
+    parser.add_argument("--simulations", type=number(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
-    parser.add_argument("--seed", type=games.number(0, 2**32 - 1), default=0, help="the rollouts' seed (default 0)")
-    parser.add_argument("--seeds", type=games.number(1, 1000), default=1, help="seeds SEED .. SEED+SEEDS-1 (default 1)")
-    parser.add_argument("--c-puct", type=games.number(0, 100, float), default=1.5,
+    parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="the rollouts' seed (default 0)")
+    parser.add_argument("--seeds", type=number(1, 1000), default=1, help="seeds SEED .. SEED+SEEDS-1 (default 1)")
+    parser.add_argument("--c-puct", type=number(0, 100, float), default=1.5,
                         help="PUCT exploration constant, 0 to 100 (default 1.5)")
-    parser.add_argument("--weight", type=games.number(0, 1, float), default=0.5,
+    parser.add_argument("--weight", type=number(0, 1, float), default=0.5,
                         help="prior mass moved onto B1 when leaning, 0 to 1 (default 0.5)")
     args = parser.parse_args()
     state, b1 = games.go_corner(), games.go_point("B1")

@@ -2276,11 +2276,11 @@ def test_a_setting_unknown_missing_or_out_of_its_range_is_refused_in_one_line_be
         with pytest.raises(ValueError) as e:
             module.train("letters", {k: v for k, v in dict(cfg, **changed).items() if v != "missing"}, 0, module.Run(1))
         assert str(e.value).startswith(words) and played == []
-    games.check_settings(module.SETTINGS, dict(cfg, hidden=1, lr=1.0))
+    plumbing.check_settings(module.SETTINGS, dict(cfg, hidden=1, lr=1.0))
     if module is alphazero_plus:
-        games.check_settings(module.SETTINGS, dict(cfg, net="conv", lr_final=None))
+        plumbing.check_settings(module.SETTINGS, dict(cfg, net="conv", lr_final=None))
         with pytest.raises(ValueError, match="^the setting net is 'cnn', not one of mlp, conv$"):
-            games.check_settings(module.SETTINGS, dict(cfg, net="cnn"))
+            plumbing.check_settings(module.SETTINGS, dict(cfg, net="cnn"))
     module.train("letters", cfg, 0, module.Run(1, log=lambda line: None))  # complete: it trains
     assert played
 
