@@ -1,5 +1,5 @@
-"""AlphaZero, going further: alphazero.py plus twelve changes that the lab's questions led to, each a flag (--help
-says what each does, FURTHER.md why): --q-weight, --random-openings, --random-moves, --lr-final, --lr-cycle, --net
+"""AlphaZero, going further: alphazero.py plus twelve changes that the lab's questions led to. Each is a flag; --help
+says what it does and FURTHER.md says why: --q-weight, --random-openings, --random-moves, --lr-final, --lr-cycle, --net
 conv, --pipeline, --solver, --full-fraction, --target improved, --average and --window-start. Its Connect Four
 defaults are the strong player's recipe; its tic-tac-toe defaults are the lab's plus a quarter of random openings,
 which left fewer blind spots at each of 3 seeds at no cost elsewhere.
@@ -26,9 +26,9 @@ import games
 Setting = namedtuple("Setting", "default low high meaning choices", defaults=(None, None, "", ()))
 
 
-ALGORITHM = "alphazero_plus"  # recorded in checkpoints: --resume goes on only with the algorithm that trained one
-GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game module:Class adds one of your own
-SETTINGS = {  # each setting once, each a flag: its default (the lab's, and off for the changes), range and meaning
+ALGORITHM = "alphazero_plus"  # saved in checkpoints, so --resume refuses one that another script trained
+GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game module:Class adds a game of your own
+SETTINGS = {  # the defaults are the lab's, with each change turned off
     "iterations": Setting(40, 1, 10_000, "self-play iterations"),
     "games": Setting(100, 1, 100_000, "self-play games per iteration"),
     "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy (with --solver, "
@@ -62,7 +62,7 @@ SETTINGS = {  # each setting once, each a flag: its default (the lab's, and off 
     "average": Setting(0, 0, 1, "1: a position met more than once in the window is one example, its pi and z averaged"),
     "window_start": Setting(None, 1, 10_000, "a window that grows: max(N, half the iterations played) to --window"),
     "lr_cycle": Setting(0, 0, 1, "1: each iteration's step sizes rise from a tenth of a peak and fall back, same mean")}
-GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further ones that beat them
+GAME_SETTINGS = {  # each game's defaults: the lab's, plus the going-further changes that beat them
     "tictactoe": dict(random_openings=0.25),
     "connect4": dict(hidden=384, iterations=135, games=200, simulations=35, temp_moves=8, steps=800, mirror=1,
                      window=30, window_start=4, lr_final=1e-4, q_weight=1.0, random_openings=0.5, opening_moves=30,
@@ -70,30 +70,30 @@ GAME_SETTINGS = {  # each game's own defaults: the lab's and the going-further o
 
 
 class Node:
-    """A position in the tree, reached by `move`; N and W count for the player who made `move`. No link to the
-    parent: the back-up walks the path the selection took, so a tree holds no cycles and goes once it is let go."""
-    __slots__ = ("move", "children", "prior", "network_prior", "n", "w", "proven")  # self-play makes millions
+    """A position in the tree, reached by playing `move`; N and W count for the player who made `move`. There is no
+    parent link: the back-up walks the path that selection took, so a tree has no cycles and is freed once dropped."""
+    __slots__ = ("move", "children", "prior", "network_prior", "n", "w", "proven")  # self-play makes millions of nodes
 
     def __init__(self, move=None, prior=1.0):
         self.move, self.children = move, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
-        self.network_prior = prior                    # P(s,a) as the network gave it: add_dirichlet changes
-                                                      # only `prior`, so best_move breaks its ties by this one
+        self.network_prior = prior                    # P(s,a) before any noise, since add_dirichlet changes
+                                                      # only `prior`; best_move breaks its ties with this one
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
-        self.proven = None                            # --solver: the exact value for whoever made `move`, once known
+        self.proven = None                            # with --solver, the exact value for whoever made `move`
 
     def q(self):
-        """The value for whoever made `move`: exact once proven, else the mean of the visits (0 before any)."""
+        """The value for whoever made `move`: the proven value if known, else W / N, or 0 before any visit."""
         return self.proven if self.proven is not None else self.w / self.n if self.n else 0.0
 
 
 def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None, cache=None, solver=False):
-    """puct_search on many games side by side; returns their roots. As the lab says, the network expands each root
-    first (see expand_roots), then n_simulations follow (puct.py's first simulation is its root's expansion). Each
-    walks every game's tree down to a leaf; one network call then scores all the leaves, for about the cost of one.
-    roots: trees kept from the last move, or None (--reuse-tree); cache: the network's outputs (see predict).
-    solver (MCTS-solver): a game's end is an exact value, and exact values climb the tree by minimax (see prove);
-    a proven node is a leaf whose value is exact, and a game whose root is proven needs no more simulations."""
+    """Run puct_search on many games side by side and return their roots. As in the lab, the network first expands
+    each root (see expand_roots) and then n_simulations follow; in puct.py the root's expansion is the first one. Each
+    simulation walks every game's tree down to a leaf, and one network call scores all the leaves for the cost of one.
+    `roots` holds trees kept from the last move (--reuse-tree) or None; `cache` keeps network outputs (see predict).
+    With `solver` (MCTS-solver), a finished game has an exact value, and exact values climb the tree by minimax (see
+    prove). A proven node acts as a leaf with an exact value, and a game whose root is proven stops searching."""
     roots = expand_roots(root_states, net, roots, noise, cache, solver)
     for t in range(1, n_simulations + 1):
         leaves = []
@@ -125,7 +125,7 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
                     mark_ends(node, state, value, solver)
 
             # 3. Evaluate: the same call scored the position in [-1, 1] for the player to move there, not in [0, 1]
-            #    for the first player: one network then plays both sides, and a value changes sign with the view
+            #    for the first player, so one network plays both sides and a value just flips sign between them
             if k:
                 value = -node.proven
 
@@ -133,12 +133,12 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             #    the player who moved into it (its parent's player to move), so that the parent picks the child
             #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
             #    so its sign flips before the first increment and again at each step up, as the players alternate.
-            #    An unvisited child counts Q = 0, a draw on this scale of [-1, 1]; a proven one, its exact value.
-            for depth in reversed(range(len(path))):  # the path walked, not parent links (see alphazero.py)
+            #    An unvisited child counts Q = 0, a draw on this [-1, 1] scale; a proven child counts its exact value.
+            for depth in reversed(range(len(path))):  # walk back along the path, not by parent links
                 node = path[depth]
                 value = -value  # now for the player who moved into this node
                 if node.proven is not None:
-                    value = node.proven  # an exact value climbs as it is, never averaged with guesses
+                    value = node.proven  # an exact value passes up unchanged, never mixed with estimates
                 node.n += 1
                 node.w += value
                 if node.proven is not None and depth and path[depth - 1].proven is None:
@@ -147,25 +147,25 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
 
 
 def puct_score(child, sqrt_n, c_puct):
-    """PUCT's select rule (Rosin 2011's formula as AlphaGo Zero and AlphaZero use it: Silver et al. 2017, 2018):
-    Q + c_puct P sqrt(N(parent)) / (1 + N), with sqrt_n = sqrt(N(parent)), P the child's prior and Q its q(): W / N
-    for the player who made its move, 0 for an unvisited child (a draw), exact once proven (--solver)."""
+    """The PUCT select score, Rosin's (2011) formula as AlphaGo Zero and AlphaZero use it (Silver et al. 2017, 2018):
+    Q + c_puct P sqrt(N(parent)) / (1 + N). Here sqrt_n = sqrt(N(parent)), P is the child's prior, and Q is its q():
+    W / N for the player who made its move, 0 (a draw) if unvisited, or the exact value once proven (--solver)."""
     return child.q() + c_puct * child.prior * sqrt_n / (1 + child.n)
 
 
 def mark_ends(node, state, value, solver=1):
-    """MCTS-solver at an expansion: a finished game's value is exact, and so is each move's that ends the game (a
-    win for its mover, or a draw), seen one move ahead whatever its prior; they may prove the node. solver 2 looks a
-    move further, as Pons' solver keeps to non-losing moves: a move after which the opponent wins at once is lost."""
+    """MCTS-solver at an expansion. A finished game's value is exact, and so is that of each move that ends the game
+    (a win for its mover, or a draw), checked one move ahead whatever its prior; these may prove the node. solver 2
+    looks one move further, like Pons' solver keeping to non-losing moves: a move that lets the opponent win is lost."""
     if not node.children:
-        node.proven = -value  # the game is over here: value is its exact outcome for the player to move
+        node.proven = -value  # the game is over, so value is its exact outcome for the player to move
         return
     for ch in node.children:
         after = state.copy()
         after.play(ch.move)
         if after.is_over():
             ch.proven = -outcome(after)  # for whoever made the move: 1 for a win, 0 for a draw
-        elif solver > 1 and any(outcome(end) == -1 for end in endings(after)):  # the opponent won
+        elif solver > 1 and any(outcome(end) == -1 for end in endings(after)):  # the opponent can win at once
             ch.proven = -1
     node.proven = prove(node)
 
@@ -180,9 +180,9 @@ def endings(state):
 
 
 def prove(node):
-    """MCTS-solver's rule (Winands et al. 2008), for whoever made the move into `node` (the children are its
-    opponent's moves): if one move wins for the opponent, a loss (-1); if every move is proven, minus the best of them
-    (exact minimax); else not yet known (None)."""
+    """MCTS-solver's rule (Winands et al. 2008), valued for whoever made the move into `node`, whose children are the
+    opponent's moves. If one of them wins for the opponent, return a loss (-1); if all are proven, return minus the
+    best of them (exact minimax); otherwise the value is not yet known (None)."""
     values = [ch.proven for ch in node.children]
     if 1 in values:
         return -1
@@ -190,15 +190,15 @@ def prove(node):
 
 
 def expand_roots(root_states, net, roots=None, noise=None, cache=None, solver=False):
-    """The roots of a search, expanded by the network: new ones for None, and a tree kept from the last move as it
-    is. A new root counts its expansion as its first visit, so that sqrt(N(root)) = sqrt(sum_b N(b) + 1), the lab's
-    formula. noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors (self-play)."""
-    roots = roots or [None] * len(root_states)  # None: no tree kept from the last move
+    """Return the search's roots, expanded by the network. A None becomes a new root, and a tree kept from the last
+    move is used as it is. A new root counts its expansion as its first visit, so that sqrt(N(root)) equals the lab's
+    sqrt(sum_b N(b) + 1). In self-play, noise = (rng, alpha, weight) mixes Dirichlet noise into every root's priors."""
+    roots = roots or [None] * len(root_states)  # None means no tree was kept from the last move
     roots = [Node() if root is None else root for root in roots]  # a new root where no tree was kept
     new = [(root, s) for root, s in zip(roots, root_states) if not root.children]
     for (root, state), (priors, value) in zip(new, predict(net, [s for _, s in new], cache)):
         root.children = [Node(move, p) for move, p in priors.items()]
-        root.n, root.w = 1, -value  # the value for whoever moved into the root, as the back-up scores it
+        root.n, root.w = 1, -value  # W is for whoever moved into the root, as in the back-up
         if solver:
             mark_ends(root, state, value, solver)
     if noise is not None:
@@ -208,15 +208,15 @@ def expand_roots(root_states, net, roots=None, noise=None, cache=None, solver=Fa
 
 
 def best_move(root):
-    """The most visited move (a high average over few visits may be luck); a tie goes to the network's higher
-    prior, as in the lab's code (in self-play, the root's noise explores; it does not choose among equals). With
-    --solver, a proven win first, and a proven loss only when every move is one."""
+    """Return the most visited move, since a high average over few visits may be luck. A tie goes to the higher
+    network prior, as in the lab's code: in self-play the root's noise is there to explore, not to pick among equals.
+    With --solver, a proven win comes first, and a proven loss is chosen only when every move loses."""
     return max(root.children, key=lambda ch: (ch.proven == 1, ch.proven != -1, ch.n, ch.network_prior)).move
 
 
 def visit_policy(root, tau=1.0):
-    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on best_move, and so
-    does a proven root (--solver): its search stopped when the proof came, so its visits say little or nothing."""
+    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on best_move. So
+    does a proven root (--solver), because its search stopped when the proof came and its visits say little."""
     if tau == 0 or root.proven is not None:
         return {ch.move: float(ch.move == best_move(root)) for ch in root.children}
     weights = {ch.move: ch.n ** (1 / tau) for ch in root.children}
@@ -225,22 +225,22 @@ def visit_policy(root, tau=1.0):
 
 
 def add_dirichlet(root, rng, alpha=1.0, weight=0.25):
-    """Self-play only: P = (1 - weight) p + weight eta, eta ~ Dir(alpha) over the legal moves, so that every move
-    gets tried now and then, even one the network has learned to ignore."""
+    """Mix noise into the root's priors in self-play: P = (1 - weight) p + weight eta, with eta ~ Dir(alpha) over the
+    legal moves, so that every move gets tried now and then, even one the network has learned to ignore."""
     eta = rng.dirichlet([alpha] * len(root.children)).tolist()
     for ch, e in zip(root.children, eta):
         ch.prior = (1 - weight) * ch.prior + weight * e
 
 
 class Net(torch.nn.Module):
-    """The policy-value network: a position's n_inputs numbers in (its encoding, seen by the player to move), a logit
-    for each of n_actions moves and a value in [-1, 1] out, through two hidden layers of `hidden` units. With board,
-    the board's (rows, columns) (--net conv), two 3x3 convolutions (32 channels) on its 2 planes come first."""
+    """The policy-value network. It maps a position's encoding (n_inputs numbers, seen by the player to move) through
+    two hidden layers of `hidden` units to a logit for each of n_actions moves and a value in [-1, 1]. With `board`,
+    the board's (rows, columns) for --net conv, two 3x3 convolutions with 32 channels first read its 2 planes."""
 
     def __init__(self, n_inputs, n_actions, hidden, board=None):
         super().__init__()
         self.hidden, self.board, self.kind = hidden, board, "conv" if board else "mlp"
-        self.conv = torch.nn.Identity()  # no weights: a mlp checkpoint has none here
+        self.conv = torch.nn.Identity()  # no weights, matching an mlp checkpoint, which has none here
         if board:
             self.conv = torch.nn.Sequential(torch.nn.Unflatten(1, (2, *board)),
                                             torch.nn.Conv2d(2, 32, 3, padding=1), torch.nn.ReLU(),
@@ -256,8 +256,8 @@ class Net(torch.nn.Module):
 
 
 def conv3x3(x, weight, bias):
-    """A 3x3 convolution with padding 1 in numpy: x (batch, in, rows, cols), weight (out, in, 3, 3). The nine shifted
-    copies of the padded input side by side make it one matrix product."""
+    """A 3x3 convolution with padding 1 in numpy, for x of shape (batch, in, rows, cols) and weight (out, in, 3, 3).
+    Stacking nine shifted copies of the padded input turns it into one matrix product."""
     b, _, rows, cols = x.shape
     p = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
     patches = np.stack([p[:, :, i:i + rows, j:j + cols] for i in range(3) for j in range(3)], axis=2)
@@ -266,7 +266,7 @@ def conv3x3(x, weight, bias):
 
 
 class NumpyNet:
-    """The same network in numpy, for search: through torch one position costs tens of microseconds of overhead."""
+    """The same network in numpy, for the search: torch adds tens of microseconds of overhead to every call."""
 
     def __init__(self, net):
         self.board = net.board
@@ -288,21 +288,21 @@ class NumpyNet:
 
 
 def predict(net, states, cache=None):
-    """The network on a batch of states: for each, ({legal move: prior}, its value for the player to move). The
-    priors are a softmax over the legal moves only; a finished game gets none, and its exact value. cache ({position's
-    key: output}, for this network) answers the positions met before at no cost (in self-play with the recipe's
-    settings, about one in five)."""
-    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load): copied for this call
+    """Run the network on a batch of states and return ({legal move: prior}, value for the player to move) for each.
+    The priors are a softmax over the legal moves only; a finished game gets no priors and its exact value. `cache`
+    maps a position's key to this network's output, so positions seen before cost nothing (in self-play with the
+    recipe's settings, about one in five)."""
+    net = NumpyNet(net) if isinstance(net, torch.nn.Module) else net  # a torch Net (from load) is copied for this call
     cache, keys = {} if cache is None else cache, [s.key() for s in states]
-    new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position once, even if it comes twice
+    new = {key: s for key, s in zip(keys, states) if key not in cache}  # each position only once, even if repeated
     moves = {key: s.legal_moves() for key, s in new.items()}
     live = [key for key in new if moves[key]]
-    cache.update({key: ({}, outcome(new[key])) for key in new if not moves[key]})  # a finished game: its exact value
+    cache.update({key: ({}, outcome(new[key])) for key in new if not moves[key]})  # finished games get exact values
     if live:
         logits, values = net(type(new[live[0]]).encode_many([new[key] for key in live]))
         rows = [row for row, key in enumerate(live) for _ in moves[key]]
         columns = [m for key in live for m in moves[key]]
-        masked = np.full(logits.shape, -np.inf)  # illegal moves: probability 0
+        masked = np.full(logits.shape, -np.inf)  # illegal moves get probability 0
         masked[rows, columns] = logits[rows, columns]
         e = np.exp(masked - masked.max(axis=1, keepdims=True))
         priors = (e / e.sum(axis=1, keepdims=True)).tolist()
@@ -312,41 +312,41 @@ def predict(net, states, cache=None):
 
 
 def outcome(state):
-    """A finished game's value for the player to move: 1 won, -1 lost, 0 drawn."""
+    """A finished game's value for the player to move: 1 for a win, -1 for a loss, 0 for a draw."""
     r = 2 * state.result() - 1
     return r if state.first_to_move() else -r
 
 
 def choose_move(state, net, n_simulations, solver=False):
-    """The agent's move in `state` (a legal move index): the most visited after n_simulations of search without noise;
-    with 0 simulations, the raw policy's most likely legal move (with the solver, a win in one, proven as the root
-    is expanded, first). net: a Net (from load) or a NumpyNet."""
+    """Return the agent's move in `state`: the most visited after n_simulations of search without noise, or with 0
+    simulations the raw policy's most likely legal move. `net` is a Net (from load) or a NumpyNet. With the solver,
+    a win in one move comes first, since expanding the root proves it."""
     return best_move(search([state], net, n_simulations, solver=solver)[0])
 
 
 def self_play(game, net, n_games, cfg, rng):
-    """Play n_games of `game` (its class) side by side, both sides searching with the settings cfg; return the
-    examples (x, pi, z): each position seen by the player to move, its visit distribution (--target improved: the
-    improved policy), and the game's outcome for that player (--q-weight w: mixed with the search's value q, (1 - w)
-    z + w q, less noisy). --full-fraction f (KataGo's playout cap randomisation): a move gets the full search with
-    noise and becomes an example with probability f; the others get a cheap search of fast_simulations, without
-    noise, and only move. --random-moves p: a move is uniformly random with probability p, its position searched and
-    kept all the same (the opponent meets positions random games reach)."""
+    """Play n_games of `game` (a class whose constructor gives the start position) side by side, with both sides
+    searching with the settings cfg. Return the examples (x, pi, z): each position seen by the player to move,
+    its visit distribution (the improved policy with --target improved), and the game's outcome for that player.
+    --q-weight w mixes z with the search's value q as (1 - w) z + w q, to be less noisy. With --full-fraction f
+    (KataGo's playout cap randomisation), a move gets the full search with noise and becomes an example with probability
+    f; the rest get a cheap, noiseless search of fast_simulations and are not kept. With --random-moves p, a move is
+    random with probability p, yet its position is searched and kept, so the opponent meets what random play reaches."""
     states = [game() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
-    for s in states:  # --random-openings: this fraction of the games starts from k uniformly random moves, which are
-        if random_openings and rng.random() < random_openings:  # not examples: the positions they lead to are
+    for s in states:  # --random-openings: this fraction of the games starts with k uniformly random moves, which
+        if random_openings and rng.random() < random_openings:  # are not examples, though the positions they reach are
             for _ in range(rng.integers(1, opening_moves + 1) if opening_moves > 1 else 1):
                 move = rng.choice(s.legal_moves())
                 after = s.copy()
                 after.play(move)
-                if after.is_over():  # the opening stops short of the game's end: every game has a position to search
+                if after.is_over():  # stop short of the end, so every game has a position to search
                     break
                 s.play(move)
     roots = [None] * n_games
-    cache = {}  # this network's outputs by position, for every game and move of this call
+    cache = {}  # this network's outputs by position, shared by every game and move in this call
     history = [[] for _ in range(n_games)]
-    played = [0] * n_games  # the moves each game's searches have chosen
+    played = [0] * n_games  # how many moves each game has played since its opening
     while live := [i for i in range(n_games) if not states[i].is_over()]:  # the games still going
         full = {i for i in live if full_fraction >= 1 or rng.random() < full_fraction}
         found = {}
@@ -358,7 +358,7 @@ def self_play(game, net, n_games, cfg, rng):
                                                roots=[roots[i] for i in group], cache=cache, solver=cfg["solver"])))
         for i in live:
             root = found[i]
-            pi = np.zeros(game.n_actions, dtype=np.float32)  # each move's share of the visits, and the label
+            pi = np.zeros(game.n_actions, dtype=np.float32)  # each move's share of the visits, which is the label
             for move, p in visit_policy(root).items():  # unless --target improved (see improved_target)
                 pi[move] = p
             if i in full:
@@ -368,7 +368,7 @@ def self_play(game, net, n_games, cfg, rng):
                     for move, p in improved_target(root, *cache[states[i].key()]).items():
                         label[move] = p
                 history[i].append((states[i].encode(), label, states[i].first_to_move(), -root.q()))
-            # explore: the first temp_moves moves are drawn in proportion to the visits, then the most visited
+            # to explore, the first temp_moves moves are sampled by visit count; later ones are the most visited
             played[i] += 1
             move = rng.choice(len(pi), p=pi / pi.sum()) if played[i] <= cfg["temp_moves"] else best_move(root)
             if cfg["random_moves"] and rng.random() < cfg["random_moves"]:
@@ -377,39 +377,39 @@ def self_play(game, net, n_games, cfg, rng):
             roots[i] = None  # the next search grows a new tree...
             if cfg["reuse_tree"]:  # ...or, with --reuse-tree, goes on from the chosen move's subtree and its visits
                 for child in root.children:
-                    if child.move == move and child.children:  # (a child never expanded holds nothing to keep)
-                        roots[i] = child  # the rest of the old tree goes
+                    if child.move == move and child.children:  # a child never expanded has nothing to keep
+                        roots[i] = child  # the rest of the old tree is freed
     x, pis, zs = [], [], []
     for state, positions in zip(states, history):
-        result = 2 * state.result() - 1  # the game's result for the first player: 1 won, -1 lost, 0 drawn
+        result = 2 * state.result() - 1  # the first player's result: 1 for a win, -1 for a loss, 0 for a draw
         for encoding, pi, first, q in positions:
             x.append(encoding)
             pis.append(pi)
-            z = result if first else -result  # z: that result for the player who was to move there
-            zs.append((1 - cfg["q_weight"]) * z + cfg["q_weight"] * q)  # --q-weight: mixed with the search's value
-    return (np.array(x, np.float32).reshape(-1, game.encoding_size),  # (shaped even when no position was kept)
+            z = result if first else -result  # z is that result for the player who was to move there
+            zs.append((1 - cfg["q_weight"]) * z + cfg["q_weight"] * q)  # --q-weight mixes in the search's value
+    return (np.array(x, np.float32).reshape(-1, game.encoding_size),  # the right shape even when no position was kept
             np.array(pis, np.float32).reshape(-1, game.n_actions), np.array(zs, np.float32))
 
 
-MAXVISIT_INIT, VALUE_SCALE, EPSILON = 50.0, 0.1, 1e-8  # sigma's constants, named and valued as mctx's (gumbel.py)
+MAXVISIT_INIT, VALUE_SCALE, EPSILON = 50.0, 0.1, 1e-8  # sigma's constants, as named and valued in mctx (see gumbel.py)
 
 
 def root_completed_q(root, priors, value):
-    """gumbel.py's completed_q(node) at a self-play root, with the network's `priors` ({move: P}, before the noise) and
-    `value` given, not the node's: a visited (or proven) move keeps its q(); an unvisited one gets the mixed value,
-    `value` mixed with those moves' mean q() weighted by `priors`."""
+    """gumbel.py's completed_q at a self-play root, using the network's `priors` ({move: P}, before the noise) and
+    `value` rather than the node's. A visited (or proven) move keeps its q(); an unvisited one gets the mixed value,
+    which mixes `value` with the visited moves' mean q() weighted by `priors`."""
     seen = [ch for ch in root.children if ch.n or ch.proven is not None]
     n_seen = sum(ch.n for ch in seen)
     mixed = value
-    if seen:  # (a move proven at its expansion may have a prior of 0)
+    if seen:  # a move proven at its expansion may have a prior of 0
         weighted = sum(priors[ch.move] * ch.q() for ch in seen) / max(sum(priors[ch.move] for ch in seen), EPSILON)
         mixed = (value + n_seen * weighted) / (1 + n_seen)
     return [ch.q() if ch in seen else mixed for ch in root.children]
 
 
 def root_sigma_q(root, priors, value):
-    """gumbel.py's sigma_q(node), of root_completed_q: rescaled to [0, 1] over the moves (a spread below EPSILON
-    counts as EPSILON), then times (MAXVISIT_INIT + max N) * VALUE_SCALE."""
+    """gumbel.py's sigma_q applied to root_completed_q: rescaled to [0, 1] over the moves (a spread below EPSILON
+    counts as EPSILON), then multiplied by (MAXVISIT_INIT + max N) * VALUE_SCALE."""
     q = root_completed_q(root, priors, value)
     lo, hi = min(q), max(q)
     scale = (MAXVISIT_INIT + max(ch.n for ch in root.children)) * VALUE_SCALE
@@ -417,10 +417,10 @@ def root_sigma_q(root, priors, value):
 
 
 def improved_target(root, priors, value):
-    """--target improved: gumbel.py's improved_policy(root), softmax(log P + sigma(completed Q)) over the root's moves
-    (a policy improvement at any number of visits, Danihelka et al. 2022), of the `priors` and `value` given (see
-    root_completed_q); log P floored at the smallest normal float."""
-    if root.proven is not None:  # its search stopped at the proof: best_move, as visit_policy says
+    """The label for --target improved: gumbel.py's improved_policy, softmax(log P + sigma(completed Q)) over the
+    root's moves, from the given `priors` and `value` (see root_completed_q), with log P floored at the smallest normal
+    float. It improves on the policy at any number of visits (Danihelka et al. 2022)."""
+    if root.proven is not None:  # its search stopped at the proof, so use best_move
         return visit_policy(root)
     z = [math.log(max(priors[ch.move], sys.float_info.min)) + s
          for ch, s in zip(root.children, root_sigma_q(root, priors, value))]
@@ -429,9 +429,9 @@ def improved_target(root, priors, value):
 
 
 def average_positions(x, pi, z):
-    """--average 1 (AlphaZero.jl's use_position_averaging): each distinct position of the window is one example, its
-    pi and z the means over its occurrences, so that an opening met in every game counts once, with its full
-    statistics."""
+    """With --average 1 (AlphaZero.jl's use_position_averaging), each distinct position in the window becomes one
+    example whose pi and z are the means over its occurrences. An opening met in every game then counts once, with
+    its full statistics."""
     x, index, counts = np.unique(x, axis=0, return_inverse=True, return_counts=True)
     order = np.argsort(index.ravel(), kind="stable")
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
@@ -441,52 +441,52 @@ def average_positions(x, pi, z):
 
 
 def fit(net, optimizer, data, steps, batch, rng, cycle=False):
-    """Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; returns the mean losses.
-    With cycle (--lr-cycle 1) each step's size is the optimizer's times one_cycle's factor."""
+    """Run Adam steps on minibatches of the replay window, minimising (z - v)^2 - pi . log p; return the mean losses.
+    With cycle (--lr-cycle 1), each step size is the optimizer's rate times one_cycle's factor."""
     x, pi, z = (torch.from_numpy(np.concatenate(part)) for part in zip(*data))
-    if not len(z):  # --full-fraction: no position kept yet, nothing to learn from
+    if not len(z):  # with --full-fraction, no position may be kept yet
         return [math.nan, math.nan]
-    losses, (group,) = [], optimizer.param_groups  # one group: every weight
+    losses, (group,) = [], optimizer.param_groups  # a single group holds every weight
     rate = group["lr"]
-    for step in range(steps):  # each minibatch drawn uniformly, with replacement, from every position of the window
+    for step in range(steps):  # each minibatch is drawn uniformly, with replacement, from the window
         group["lr"] = rate * one_cycle(step, steps) if cycle else rate
         idx = torch.from_numpy(rng.integers(0, len(z), size=batch))
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
         policy_loss = -(pi[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-        optimizer.zero_grad()  # the loss's third term, weight decay, is Adam's weight_decay
+        optimizer.zero_grad()  # Adam's weight_decay adds the loss's third term
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))
-    group["lr"] = rate  # as it was: a checkpoint records the iteration's step size
+    group["lr"] = rate  # restore it, so a checkpoint records the iteration's step size
     return np.mean(losses, axis=0).tolist()
 
 
 def one_cycle(step, steps, low=0.1):
-    """--lr-cycle 1, a 1cycle (Smith 2018) within each iteration: the factor on Adam step `step` of `steps`'s size,
-    rising linearly from `low` (as a fraction of the peak) to the peak, 2 / (1 + low), mid-way and falling back: its
-    mean is 1 over an even number of steps."""
+    """The factor on the size of Adam step `step` of `steps` with --lr-cycle 1, a 1cycle (Smith 2018) per iteration.
+    It rises linearly from `low` times the peak to the peak, 2 / (1 + low), at mid-way and falls back, so its mean over
+    an even number of steps is 1."""
     x = (step + 0.5) / steps  # where the step lies in the cycle, in (0, 1)
     return (low + (1 - low) * (1 - abs(2 * x - 1))) * 2 / (1 + low)
 
 
 def step_size(cfg, it):
-    """Adam's step size at iteration `it`: lr, or with --lr-final falling geometrically to lr_final at the last of
-    cfg's iterations (a --resume to more plans the fall anew, and the step size rises to that plan)."""
+    """Adam's step size at iteration `it`: lr, or with --lr-final one that falls geometrically to lr_final at the last
+    iteration. A --resume to more iterations replans the fall, so the step size jumps up to the new plan."""
     if cfg["lr_final"] is None or cfg["iterations"] == 1:
         return cfg["lr"]
     return cfg["lr"] * (cfg["lr_final"] / cfg["lr"]) ** ((it - 1) / (cfg["iterations"] - 1))
 
 
 def window_size(cfg, it):
-    """How many iterations' games the network trains on at iteration `it`: `window`, or with --window-start N one that
-    grows as AlphaZero.jl's does, max(N, it / 2 rounded up) up to `window`, so a weak network's games leave sooner."""
+    """How many iterations' games the network trains on at iteration `it`: `window`, or with --window-start N a window
+    that grows like AlphaZero.jl's, max(N, it / 2 rounded up) up to `window`, so early networks' games leave sooner."""
     return min(cfg["window"], max(cfg["window_start"] or cfg["window"], (it + 1) // 2))
 
 
 def settings(game, **overrides):
-    """The settings for `game`: SETTINGS' defaults, the game's own (GAME_SETTINGS), then any overrides (None keeps);
-    a name that is no setting is refused (ValueError)."""
+    """Return the settings for `game`: SETTINGS' defaults, then the game's own GAME_SETTINGS, then any overrides that
+    are not None. An unknown name raises ValueError."""
     unknown = [key for key in overrides if key not in SETTINGS]
     if unknown:
         raise ValueError(f"no setting {', '.join(unknown)}: the settings are {', '.join(SETTINGS)}")
@@ -494,27 +494,27 @@ def settings(game, **overrides):
     return {**defaults, **GAME_SETTINGS.get(game, {}), **{k: v for k, v in overrides.items() if v is not None}}
 
 
-def with_weights(net, weights):  # a copy of net with other weights (a state_dict)
+def with_weights(net, weights):  # return a copy of net with the given weights
     other = copy.deepcopy(net)
     other.load_state_dict(weights)
     return other
 
 
 def train(game, cfg, seed=0, run=None, on_iteration=None):
-    """The self-play loop: play an iteration's games with the network (--pipeline: one step older), train it on the
-    replay window (see window_size, average_positions), repeat; return the trained Net. on_iteration(it, net) is told
-    after each iteration (and at 0, fresh). The lines marked `# plumbing` are machinery a reader can skip: check_game,
-    load and save are defined below this file's banner, and `run` is a plumbing.Run (its workers, its checkpoint's
-    path, its log; by default this process alone, nothing saved)."""
-    check_game(game, cfg)  # plumbing: the settings and the game, each refused in one line before any work
+    """The self-play loop: play an iteration's games with the network (one step older with --pipeline), train it on
+    the replay window (see window_size, average_positions), and repeat; return the trained Net. on_iteration(it, net)
+    is called after each iteration, and at 0 before any training. Lines marked `# plumbing` are machinery a reader can
+    skip. check_game, load and save are defined at the end of this file, and `run` is a plumbing.Run holding the
+    workers, the checkpoint path and the log; by default it is this process alone and saves nothing."""
+    check_game(game, cfg)  # plumbing: refuse bad settings or a bad game with a one-line error, before any work
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    Game = GAMES[game]  # the class: its constructor gives the start position
+    Game = GAMES[game]  # the game's class, whose constructor gives the start position
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"], Game.board_shape if cfg["net"] == "conv" else None)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
-    replay, older, done = [], {}, 0  # the replay window; --pipeline: the weights that play the games begun while
-    # the network trains; the iterations done
-    run = run or Run()  # plumbing, to the end of the block: go on from run.out's checkpoint as if never stopped
+    replay, older, done = [], {}, 0  # the replay window; with --pipeline, the older weights that play
+    # while the network trains; and the iterations done
+    run = run or Run()  # plumbing, to the end of the block: resume from run.out's checkpoint as if never stopped
     if run.resume:
         ckpt = run.resumable(load(run.out, game, as_net=False), ALGORITHM, cfg)
         net.load_state_dict(ckpt["state_dict"])
@@ -522,38 +522,38 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done, older = ckpt["rows"], ckpt["iterations_done"], ckpt["older"]
-    # `with run` claims the checkpoint's path and starts the workers; however the loop ends, it ends the workers and
-    # says what the checkpoint holds.
+    # `with run` locks the checkpoint's path and starts the workers. However the loop ends, it then stops the workers
+    # and says what the checkpoint holds.
     with run:
         if on_iteration and not done:
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
             t0 = time.time()
             snapshot = NumpyNet(net)
-            if it == done + 1 or not cfg["pipeline"]:  # (--pipeline: these began while the last iteration trained;
+            if it == done + 1 or not cfg["pipeline"]:  # with --pipeline, later games began during
                 played = play_shares(run, Game, NumpyNet(with_weights(net, older)) if older else snapshot, cfg,
-                                     (seed, it))  # resumed: with those weights)
+                                     (seed, it))  # the last training; a resume plays them with the saved older weights
             x, pi, z = (np.concatenate(part) for part in zip(*[share.result() for share in played]))
-            if cfg["pipeline"] and it < cfg["iterations"]:  # --pipeline: the next iteration's games begin now, played
-                played = play_shares(run, Game, snapshot, cfg, (seed, it + 1))  # as this network trains
+            if cfg["pipeline"] and it < cfg["iterations"]:  # with --pipeline, start the next iteration's games
+                played = play_shares(run, Game, snapshot, cfg, (seed, it + 1))  # now, to play as this network trains
                 older = {name: w.clone() for name, w in net.state_dict().items()}
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
                 pi = np.concatenate([pi, Game.mirror_policy(pi)])
                 z = np.concatenate([z, z])
-            replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # the replay window: the last iterations' games
-            optimizer.param_groups[0]["lr"] = step_size(cfg, it)  # (one group: every weight)
+            replay = (replay + [(x, pi, z)])[-window_size(cfg, it):]  # keep only the last iterations' games
+            optimizer.param_groups[0]["lr"] = step_size(cfg, it)  # (a single group holds every weight)
             window = [average_positions(*(np.concatenate(p) for p in zip(*replay)))] if cfg["average"] else replay
             t1 = time.time()
             value_loss, policy_loss = fit(net, optimizer, window, cfg["steps"], cfg["batch"], rng, cfg["lr_cycle"])
-            if not math.isfinite(value_loss + policy_loss) and sum(len(z) for *_, z in window):  # diverged: stop
+            if not math.isfinite(value_loss + policy_loss) and sum(len(z) for *_, z in window):  # it diverged
                 raise ValueError(f"the loss is {value_loss + policy_loss} at iteration {it}: the training diverged")
             run.rows.append(dict(iteration=it, positions=len(z), value_loss=value_loss, policy_loss=policy_loss,
                                  self_play_s=t1 - t0, training_s=time.time() - t1))
-            if run.out:  # plumbing: the checkpoint, with what --resume needs
+            if run.out:  # plumbing: save a checkpoint with all that --resume needs
                 save(net, run.out, game, optimizer, cfg, dict(iterations_done=it, rng=rng.bit_generator.state,
                                                             replay=replay, rows=run.rows, older=older))
-            run.log_iteration(cfg)  # plumbing: the iteration's line, and the CSV beside the checkpoint
+            run.log_iteration(cfg)  # plumbing: print the iteration's line and write the CSV beside the checkpoint
             if on_iteration:
                 on_iteration(it, net)
     return net
@@ -566,12 +566,12 @@ def play_shares(run, Game, net, cfg, seed):
 
 
 def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=False, solver=False):
-    """A human against the agent in the terminal, from game()'s start (game: the class); with reuse_tree the last
-    search's subtree goes on growing."""
-    kept = [None]  # the agent's last move's node (with reuse_tree)
+    """Let a human play the agent in the terminal, from the start of `game` (a class). With reuse_tree, the agent
+    keeps growing the subtree from its last search."""
+    kept = [None]  # with reuse_tree, the node of the agent's last move
     def agent(state, reply):
         root = next((ch for ch in kept[0].children if ch.move == reply and ch.children), None) if kept[0] else None
-        before = root.n if root else 0  # the visits the kept subtree brings, counted before the search adds more
+        before = root.n if root else 0  # the visits the kept subtree already had, before this search adds more
         root = search([state], net, n_simulations, c_puct, roots=[root], solver=solver)[0]
         chosen = next(ch for ch in root.children if ch.move == best_move(root))
         kept[0] = chosen if reuse_tree else None
@@ -580,34 +580,34 @@ def play(game, net, n_simulations, human_first=True, c_puct=1.25, reuse_tree=Fal
     games.play_in_terminal(game(), agent, human_first)
 
 
-# Plumbing: the Run that train is handed, the checks, the checkpoint's save and load, the command line (plumbing.py) --
+# Plumbing: the Run given to train, the checks, saving and loading checkpoints, and the command line (plumbing.py) ----
 from plumbing import Run, check_settings, command_line, read_checkpoint, run_main, write_atomic  # noqa: E402
 
 
-def check_game(game, cfg):  # before any work, in one line: the settings together, the game against the contract
+def check_game(game, cfg):  # refuse bad settings, alone or together, or a broken game, with a one-line error
     check_settings(SETTINGS, cfg)
     if (cfg["lr_final"] or 0) > cfg["lr"] or (cfg["window_start"] or 0) > cfg["window"]:
         raise ValueError("--lr-final and --window-start must be at most --lr and --window")
-    needs = [games.Mirrored] * cfg["mirror"] + [games.Board] * (cfg["net"] == "conv")  # (the optional parts used)
+    needs = [games.Mirrored] * cfg["mirror"] + [games.Board] * (cfg["net"] == "conv")  # the optional parts in use
     games.check_network_game(game, GAMES[game], *needs)
 
 
 def save(net, path, game, optimizer=None, cfg=None, kept=None):
-    """The network and its settings, atomically; with an optimizer, what --resume needs: Adam and kept (see train)."""
+    """Save the network and its settings atomically; with an optimizer, also Adam and `kept` for --resume."""
     ckpt = {"game": game, "algorithm": ALGORITHM, "hidden": net.hidden, "net": net.kind,
             "state_dict": net.state_dict(), "settings": cfg}
     if optimizer:
         replay = [[torch.from_numpy(part) for part in example] for example in kept["replay"]]
         ckpt.update(kept, optimizer=optimizer.state_dict(), replay=replay)
-    torch.save(ckpt, buffer := io.BytesIO())  # in memory first, so that the system's errors come from writing it
+    torch.save(ckpt, buffer := io.BytesIO())  # serialise in memory first, so that disk errors come only from the write
     write_atomic(path, buffer.getvalue())
 
 
-def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict (see plumbing.read_checkpoint)
+def load(path, game=None, as_net=True):  # return a saved Net, or the checkpoint's dict (see plumbing.read_checkpoint)
     ckpt = read_checkpoint(path, game, GAMES)
     if not as_net:
         return ckpt
-    g = GAMES[ckpt["game"]]  # (its network's kind is in the checkpoint: mlp or conv)
+    g = GAMES[ckpt["game"]]  # the checkpoint records the network's kind, mlp or conv
     net = Net(g.encoding_size, g.n_actions, ckpt["hidden"], g.board_shape if ckpt.get("net") == "conv" else None)
     net.load_state_dict(ckpt["state_dict"])
     return net
@@ -616,11 +616,11 @@ def load(path, game=None, as_net=True):  # a saved Net, or the checkpoint's dict
 PLAYS = ("simulations", "c_puct", "reuse_tree", "solver")  # the settings --play reads
 
 
-def main():  # the flags, made from SETTINGS; then train, or --play (c_puct, reuse_tree, solver: the checkpoint's)
+def main():  # build the flags from SETTINGS, then train or --play
     args = command_line(__doc__, SETTINGS, GAME_SETTINGS, GAMES, "GAME_plus.pt", PLAYS)
     cfg = settings(args.game, **{key: getattr(args, key) for key in SETTINGS})
     path = (args.checkpoint if args.play else args.out) or f"{args.game.split(':')[-1].lower()}_plus.pt"
-    if args.play:  # the search's settings not given are the training's
+    if args.play:  # search settings not given as flags come from the checkpoint
         saved = load(path, args.game, as_net=False).get("settings") or {}
         cfg.update({k: saved[k] for k in PLAYS if k in saved and getattr(args, k) is None})
         play(GAMES[args.game], NumpyNet(load(path, args.game)), cfg["simulations"], args.first != "agent",

@@ -1,7 +1,8 @@
-"""Every expected-results table of the documents, ours beside theirs, a function a part: part_blog (the article's
-tables: UCT on Go and chess, PUCT, the worked example), and the lab's part_1 (AlphaZero on tic-tac-toe against the
-exact solution), part_2 (Connect Four against three opponents), part_3a (PUCT and Gumbel trained with 2 simulations a
-move) and part_3b (Gumbel against PUCT with Part 2's network). Each reads top to bottom: train, measure, print, judge.
+"""The article's and the lab's expected-results tables, our numbers beside theirs. Each part is a function that reads
+top to bottom: train, measure, print, judge. part_blog runs the article's experiments (UCT on Go and chess, PUCT, the
+worked example). The lab's part_1 measures AlphaZero on tic-tac-toe against the exact solution, and part_2 on Connect
+Four against three opponents; part_3a trains PUCT and Gumbel with 2 simulations a move, and part_3b plays Gumbel
+against PUCT with Part 2's network.
 
     python evaluate.py                      # every table (4 to 9 minutes on 2 cores)
     python evaluate.py --part 2             # one part: blog, 1, 2, 3a or 3b
@@ -9,7 +10,7 @@ move) and part_3b (Gumbel against PUCT with Part 2's network). Each reads top to
     python evaluate.py --seeds 8            # every part at seeds 0 to 7: our median and range beside each number
     python evaluate.py --plots figures      # then the figures (python plots.py evaluate.json redraws them)
     python evaluate.py --checkpoint connect4.pt    # one saved network, measured as Part 1 or 2 measures its own
-Going further than the documents (the exact Connect Four solver, the five questions, the strong player): further.py.
+further.py goes beyond the documents: the exact Connect Four solver, the five questions and the strong player.
 """
 import argparse
 import collections
@@ -37,7 +38,7 @@ import plumbing
 import puct
 
 # ----------------------------------------------------------------------------------------------------------------
-# The documents' numbers: the article ran each experiment once; the lab gives tables by iteration, seed or budget
+# The documents' numbers. The article ran each experiment once; the lab gives tables by iteration, seed or budget.
 
 ARTICLE = {"go": {"b1_visits": 4331, "b1_win_rate": 0.90, "runner_up": "F1 51 (0.53)", "b1_leads_from": 100,
                   "seconds": "~6"},
@@ -47,37 +48,32 @@ ARTICLE = {"go": {"b1_visits": 4331, "b1_win_rate": 0.90, "runner_up": "F1 51 (0
            "puct": {"uniform_leads_from": "489 (seed 0); 1-200 (three others)", "leaning_leads_from": 2,
                     "leaning_share": 0.96}}
 
-
-# A row of the lab's tic-tac-toe tables: for the raw policy and for search, the fraction of positions answered with
-# an optimal move, and the losses in the games against the perfect player
+# A row of the lab's tic-tac-toe tables: the optimal-move fraction and the losses, for the raw policy and for search
 TicTacToeRow = collections.namedtuple("TicTacToeRow", "policy_optimal policy_losses search_optimal search_losses")
-# A row of the lab's Part 2 table: scores (win 1, draw 1/2) of the raw policy against the tactical player, and of search
-# against random, tactical and UCT-400
+# A row of the lab's Part 2 table: the scores (win 1, draw 1/2) of the raw policy and of search against each opponent
 Connect4Row = collections.namedtuple("Connect4Row", "policy_v_tactical search_v_random search_v_tactical search_v_uct")
 
-LAB = {
-    "1": {0: TicTacToeRow(0.574, 76, 0.982, 42), 5: TicTacToeRow(0.885, 3, 0.988, 5),
-          10: TicTacToeRow(0.889, 3, 0.989, 0), 20: TicTacToeRow(0.910, 0, 0.988, 10),
-          40: TicTacToeRow(0.917, 7, 0.987, 8)},
-    "2": {0: Connect4Row(0.00, 0.90, 0.28, 0.00), 10: Connect4Row(0.17, 1.00, 0.54, 0.14),
-          20: Connect4Row(0.20, 1.00, 0.69, 0.14), 40: Connect4Row(0.37, 0.98, 0.82, 0.47),
-          60: Connect4Row(0.41, 1.00, 0.84, 0.43)},
-    "2_more_search": {0: 0.12, 50: 0.43, 200: 0.59, 800: 0.70},
-    "3a": {"puct seed 0": TicTacToeRow(0.622, 100, 0.622, 100), "puct seed 1": TicTacToeRow(0.646, 60, 0.646, 60),
-           "puct seed 2": TicTacToeRow(0.628, 59, 0.628, 59), "gumbel seed 0": TicTacToeRow(0.814, 52, 0.865, 36),
-           "gumbel seed 1": TicTacToeRow(0.869, 26, 0.907, 30), "gumbel seed 2": TicTacToeRow(0.831, 51, 0.893, 32)},
-    "3b": {2: 0.54, 4: 0.55, 8: 0.49, 16: 0.49, 32: 0.45, 64: 0.43},
-}
+LAB = {"1": {0: TicTacToeRow(0.574, 76, 0.982, 42), 5: TicTacToeRow(0.885, 3, 0.988, 5),
+             10: TicTacToeRow(0.889, 3, 0.989, 0), 20: TicTacToeRow(0.910, 0, 0.988, 10),
+             40: TicTacToeRow(0.917, 7, 0.987, 8)},
+       "2": {0: Connect4Row(0.00, 0.90, 0.28, 0.00), 10: Connect4Row(0.17, 1.00, 0.54, 0.14),
+             20: Connect4Row(0.20, 1.00, 0.69, 0.14), 40: Connect4Row(0.37, 0.98, 0.82, 0.47),
+             60: Connect4Row(0.41, 1.00, 0.84, 0.43)},
+       "2_more_search": {0: 0.12, 50: 0.43, 200: 0.59, 800: 0.70},
+       "3a": {"puct seed 0": TicTacToeRow(0.622, 100, 0.622, 100), "puct seed 1": TicTacToeRow(0.646, 60, 0.646, 60),
+              "puct seed 2": TicTacToeRow(0.628, 59, 0.628, 59), "gumbel seed 0": TicTacToeRow(0.814, 52, 0.865, 36),
+              "gumbel seed 1": TicTacToeRow(0.869, 26, 0.907, 30),
+              "gumbel seed 2": TicTacToeRow(0.831, 51, 0.893, 32)},
+       "3b": {2: 0.54, 4: 0.55, 8: 0.49, 16: 0.49, 32: 0.45, 64: 0.43}}
 NAMES = {"alphazero": "puct", "gumbel": "gumbel"}
 ALGORITHMS = {"alphazero": alphazero, "gumbel": gumbel, "alphazero_plus": alphazero_plus}
 
 # ----------------------------------------------------------------------------------------------------------------
-# The arena every table plays in (alpha-zero-general's Arena.py is the model). A player takes a batch of states (one
-# per game running side by side) and their random generators, and returns a move for each. A job is what a table
-# measures: `size` games (Match) or positions (OptimalMoves), cut into pieces that run side by side in the worker
-# processes (`run(indices)`, a list) and are then added up (`total`).
+# The arena every table plays in, modelled on alpha-zero-general's Arena.py. A player takes a batch of states (one per
+# game running side by side) with their random generators, and returns a move for each. A job measures `size` games
+# (Match) or positions (OptimalMoves): run(indices) plays a slice of them in a worker, and total() adds up the slices.
 
-SOLVED = {}  # (x bits, o bits) -> minimax value for the player to move
+SOLVED = {}  # the minimax value for the player to move, by (x bits, o bits)
 
 
 def solve(state):
@@ -101,8 +97,7 @@ def optimal_moves(state):
 
 
 def reached(moves_of):
-    """The tic-tac-toe positions with a move to make that arise from the empty board when each side plays only
-    moves_of(state), by key."""
+    """The unfinished positions reached from the empty board when both sides play only moves_of(state), by key."""
     found, stack = {}, [games.TicTacToe()]
     while stack:
         s = stack.pop()
@@ -119,17 +114,16 @@ def tictactoe_positions():
 
 
 class Agent:
-    """A network playing its raw policy (0 simulations) or searching with `algorithm` ("alphazero", "gumbel" or
-    "alphazero_plus"); options go to that search (alphazero_plus's solver=True, say)."""
+    """A network that plays its raw policy (0 simulations) or searches with `algorithm`, passing it any options."""
 
-    def __init__(self, net, n_simulations, algorithm="alphazero", **options):  # (algorithm by name: modules don't pickle)
+    def __init__(self, net, n_simulations, algorithm="alphazero", **options):  # a name, as modules don't pickle
         self.net, self.n_simulations, self.algorithm, self.options = net, n_simulations, algorithm, options
         self.cache = {}  # the network's outputs by position, kept from move to move as self-play keeps them
 
     def __call__(self, states, rngs):
         algorithm = ALGORITHMS[self.algorithm]
         if len(self.cache) > 200_000:
-            self.cache.clear()  # a bound on the memory of long matches with many simulations
+            self.cache.clear()  # bounds the memory of long matches with many simulations
         if self.n_simulations == 0:
             return [max(priors, key=priors.get) for priors, _ in algorithm.predict(self.net, states, self.cache)]
         return [algorithm.best_move(root) for root in algorithm.search(states, self.net, self.n_simulations,
@@ -141,12 +135,11 @@ def random_player(states, rngs):
 
 
 def perfect_player(states, rngs):
-    """Uniformly among the optimal moves."""
     return [rng.choice(optimal_moves(s)) for s, rng in zip(states, rngs)]
 
 
 def winning_columns(state, player):
-    """Connect Four columns where `player` (0 first, 1 second) would complete a four at once."""
+    """The Connect Four columns where `player` (0 first, 1 second) would complete a four at once."""
     return [c for c in state.legal_moves()
             if games.ConnectFour.has_four(state.bits[player] | 1 << (7 * c + state.heights[c]))]
 
@@ -166,9 +159,8 @@ def tactical_player(states, rngs):
 
 
 class UCTPlayer:
-    """Plain UCT from mcts.py with uniformly random rollouts (Connect Four only), at the lab's exploration constant:
-    its c = 1.4 on values in [-1, 1] is c = 0.7 on mcts.py's [0, 1] (a value v there is 2v - 1 here, so halving c
-    keeps every argmax)."""
+    """Plain UCT from mcts.py with uniformly random rollouts, for Connect Four. The lab's c = 1.4 is for values in
+    [-1, 1]; mcts.py's values lie in [0, 1], half the scale, so c = 0.7 makes the same choices."""
 
     def __init__(self, n_simulations, c=0.7):
         self.n_simulations, self.c = n_simulations, c
@@ -179,18 +171,18 @@ class UCTPlayer:
 
 
 def play_match(game, agent, opponent, indices, seed, opening):
-    """A Match's games `indices`, side by side: the agent's scores, and the finished games."""
-    states, rngs = [], []
+    """Play a Match's games `indices` side by side; return the agent's scores and the finished games."""
+    states, rngs = [], [np.random.default_rng([seed, i, 1]) for i in indices]
     for i in indices:
         s, orng = alphazero.GAMES[game](), np.random.default_rng([seed, i // 2])
         for _ in range(opening):
             s.play(s.legal_moves()[orng.integers(len(s.legal_moves()))])
         states.append(s)
-        rngs.append(np.random.default_rng([seed, i, 1]))
     agent_first = [i % 2 == 0 for i in indices]
     while not all(s.is_over() for s in states):
         for player, is_agent in ((agent, True), (opponent, False)):
-            turn = [j for j, s in enumerate(states) if not s.is_over() and s.first_to_move() == (agent_first[j] == is_agent)]
+            turn = [j for j, s in enumerate(states)
+                    if not s.is_over() and s.first_to_move() == (agent_first[j] == is_agent)]
             if turn:
                 for j, move in zip(turn, player([states[j] for j in turn], [rngs[j] for j in turn])):
                     states[j].play(move)
@@ -199,8 +191,8 @@ def play_match(game, agent, opponent, indices, seed, opening):
 
 @dataclasses.dataclass
 class Match:
-    """Games of `agent` against `opponent`. Game i starts from opening i // 2 (`opening` random moves) with the agent
-    first when i is even; the total is the agent's score in each game (win 1, draw 1/2, loss 0)."""
+    """`size` games of `agent` against `opponent`. Each opening of `opening` random moves is played twice, with the
+    agent first in the even game. The total is the agent's score in each game (win 1, draw 1/2, loss 0)."""
     game: str
     agent: object
     opponent: object
@@ -234,22 +226,21 @@ def mean(scores):
     return sum(scores) / len(scores)
 
 
-# The workers, by priority (os.nice): a training's self-play (its own Run's, 0), the jobs of the part at hand
-# (POOLS["now"], 10), work begun ahead of its part (POOLS["ahead"], 19), each taking the cores the ones before leave
-# idle. main starts them; until then, everything runs in this process.
+# The workers share the cores by priority (os.nice): a training's own self-play workers (0), then the jobs of the part
+# at hand (POOLS["now"], 10), then work begun ahead of its part (POOLS["ahead"], 19). Each gets only the cores the ones
+# before it leave idle. Until main starts the pools, everything runs in this process.
 POOLS, START = {"now": plumbing.Run(), "ahead": plumbing.Run()}, time.time()
-# Each job is cut into 4 pieces, whatever the number of workers. A piece's games share their network batches, and a
-# batch's size can change the last bits of the network's outputs, so fixed pieces give the same numbers on any --workers.
+# Each job is cut into 4 pieces whatever the number of workers. The games of a piece share network batches, and the
+# batch size can change the last bits of the outputs, so fixed pieces give the same numbers with any --workers.
 PIECES = 4
 
 
-def run_piece(job, indices):  # a piece of a job, in a worker process: its list of results
+def run_piece(job, indices):  # the job travels as an argument, so that each piece works on its own copy of it
     return job.run(indices)
 
 
 class Jobs:
-    """Jobs ({key: a job}) added at any time begin at once in the workers, beside what this process does (a
-    training, say); results() waits for them and adds each up: {key: the job's total}."""
+    """Jobs ({key: job}) run in the workers from the moment they are added; results() waits and returns their totals."""
 
     def __init__(self, jobs=None):
         self.jobs, self.pieces = {}, []
@@ -259,7 +250,8 @@ class Jobs:
         self.jobs.update(jobs)
         for key, job in jobs.items():  # PIECES nearly equal slices of range(job.size), none empty
             cuts = sorted({job.size * i // PIECES for i in range(PIECES + 1)})
-            self.pieces += [(key, POOLS["now"].submit(run_piece, job, list(range(a, b)))) for a, b in zip(cuts, cuts[1:])]
+            for a, b in zip(cuts, cuts[1:]):
+                self.pieces.append((key, POOLS["now"].submit(run_piece, job, list(range(a, b)))))
 
     def results(self):
         results = {key: [] for key in self.jobs}
@@ -268,17 +260,17 @@ class Jobs:
         return {key: self.jobs[key].total(r) for key, r in results.items()}
 
 
-def run_jobs(jobs):  # jobs measured now: {key: the job's total}
+def run_jobs(jobs):  # measure the jobs now and return {key: the job's total}
     return Jobs(jobs).results()
 
 
-# A training: its settings, networks kept, seconds spent up to each (self-play, Adam), its wall seconds, the last Net
+# A finished training: settings, kept networks, training seconds up to each, wall-clock seconds, the final network
 Trained = collections.namedtuple("Trained", "cfg nets clock seconds net", defaults=[None])
 
 
 def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=None, log=True):
-    """Train `game` with `trainer` (a module), keeping numpy copies of the networks at the iterations in `keep`;
-    on_kept(it, net) is told each, so that its measures run beside the training."""
+    """Train `game` with the module `trainer`, keeping numpy copies of the networks at the iterations in `keep`.
+    Each kept network goes to on_kept(it, net) at once, so that its measures can run while the training goes on."""
     t0, nets, clock = time.time(), {}, {}
     run = trainer.Run(workers, log=lambda line: log and print("  " + line, flush=True))
 
@@ -291,23 +283,21 @@ def train_keeping(game, cfg, seed, keep, trainer=alphazero, workers=1, on_kept=N
     return Trained(cfg, nets, clock, time.time() - t0, net)
 
 
-def train_one(module, game, cfg, seed, keep):  # train_keeping in a worker, quietly (trainings side by side)
+def train_one(module, game, cfg, seed, keep):  # train_keeping quietly in a worker, so that trainings run side by side
     return train_keeping(game, cfg, seed, keep, importlib.import_module(module), log=False)._replace(net=None)
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The verdicts: each of our numbers against the documents', and the tables
+# The verdicts and the tables. A Check holds one of our numbers beside the documents'; `within` says whether it lies
+# within their noise or bounds.
 
-# One of our numbers against the documents': `within` their noise, or the bounds around a number they give once
 Check = collections.namedtuple("Check", "name ours theirs within")
-
-
-FRACTION_TOLERANCE = 0.05  # optimal-move fractions: about the spread between the lab's own seeds in Part 3a
+FRACTION_TOLERANCE = 0.05  # for optimal-move fractions: about the spread between the lab's own seeds in Part 3a
 
 
 def within_noise(ours, lab, n=None):
-    """Scores over n games: the difference of two scores within two standard errors (each side played n games).
-    Optimal-move fractions (n None): within FRACTION_TOLERANCE."""
+    """Whether two scores over n games each differ by at most two standard errors of their difference. With n None
+    they are optimal-move fractions, which must lie within FRACTION_TOLERANCE."""
     if n is None:
         return abs(ours - lab) <= FRACTION_TOLERANCE
     p = (ours + lab) / 2
@@ -315,10 +305,9 @@ def within_noise(ours, lab, n=None):
 
 
 def check(name, ours, lab, n=None):
-    """A Check of our numbers over the seeds (a list) against the lab's one: a score over n games, a count of losses
-    in n games (the lab's in 100), or an optimal-move fraction (n None). The lab's number is within when it lies in
-    our range over the seeds, or when within_noise accepts it beside the range's nearer end (two standard errors of
-    the difference of two scores, or FRACTION_TOLERANCE for a fraction). With one seed, that is today's verdict."""
+    """A Check of our numbers over the seeds (a list) against the lab's one number: scores over n games, losses in n
+    games (the lab's out of 100), or optimal-move fractions (n None). The lab's number is within when it lies in our
+    range, or when within_noise accepts it beside the nearer end of the range (with one seed, ours itself)."""
     losses = n is not None and "losses" in name
     theirs, scores = (lab / 100, [x / n for x in ours]) if losses else (lab, ours)
     within = min(scores) <= theirs <= max(scores) or any(within_noise(x, theirs, n) for x in (min(scores), max(scores)))
@@ -326,36 +315,36 @@ def check(name, ours, lab, n=None):
 
 
 def spread(values):
-    """Our numbers over the seeds in one cell: for one seed the number itself, else their median and range, as in
-    0.430 [0.310-0.520]. For words (the chess trap's six moves, say) the most common, and how many seeds gave it."""
+    """One table cell for our numbers over the seeds: for one seed the number itself, else the median and range, as
+    in 0.430 [0.310-0.520]. For words (the chess trap's six moves, say), the most common and how many seeds gave it."""
     if len(values) == 1:
         return "-" if values[0] is None else values[0]
     if not all(isinstance(x, (int, float, type(None))) for x in values):
         word, k = collections.Counter(map(str, values)).most_common(1)[0]
         return f"{word} ({k} of {len(values)})"
-    known = [x for x in values if x is not None]  # None: never (B1 was not ahead at the end, say), left out and counted
+    known = [x for x in values if x is not None]  # None means never (B1 never took the lead, say): counted apart
     number = (lambda x: f"{x:g}") if all(isinstance(x, int) for x in known) else (lambda x: f"{x:.3f}")
     return (f"{number(statistics.median(known))} [{number(min(known))}-{number(max(known))}]" if known else "") + \
         (f"; never in {len(values) - len(known)}" if len(known) < len(values) else "")
 
 
 def table(title, header, rows):
-    """Print one table: a title, a header line, then rows of cells (floats to 3 places; nan, a fraction of none: -)."""
+    """Print a title, a header line and rows of cells. Floats get 3 decimals; nan (a fraction of nothing) prints -."""
     first, *rest = title.split("\n")
     print(f"\n=== {first} ===" + "".join("\n" + line for line in rest))
     rows = [[("-" if math.isnan(x) else f"{x:.3f}") if isinstance(x, float) else x for x in cells] for cells in rows]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for cells in [header] + rows:
-        print("  " + "  ".join(f"{str(x):>{w}}" if i else f"{str(x):<{w}}" for i, (x, w) in enumerate(zip(cells, widths))))
+        print("  " + "  ".join(f"{str(x):>{w}}" if i else f"{str(x):<{w}}"
+                               for i, (x, w) in enumerate(zip(cells, widths))))
 
 
 def beside(ours, theirs):
-    """A row's cells: each of our numbers over the seeds (ours: a record a seed) as a spread, then the document's
-    (blank where it has no row)."""
+    """A row's cells: our spread over the seeds (ours: a record a seed), each beside the lab's number or a blank."""
     return [x for pair in zip(map(spread, zip(*ours)), theirs or [""] * 4) for x in pair]
 
 
-def seeds(args):  # the run's seeds: --seed, then the next ones up to --seeds of them
+def seeds(args):  # the run's seeds: --seed and the ones after it, --seeds in all
     return list(range(args.seed, args.seed + args.seeds))
 
 
@@ -364,7 +353,7 @@ def over(args):  # which seeds a table's numbers come from, for its title
         f"seeds {args.seed}-{args.seed + args.seeds - 1}; ours: the median [and range] over the seeds"
 
 
-def progress(text):  # a line with the seconds since the run began
+def progress(text):  # print a line stamped with the seconds since the run began
     print(f"\n[{time.time() - START:4.0f} s] {text}", flush=True)
 
 
@@ -373,7 +362,7 @@ def progress(text):  # a line with the seconds since the run began
 # searches run in the worker processes (go_run, chess_run, puct_run); part_blog prints and judges them.
 
 def go_run(seed, n):
-    """One UCT search of the Go corner: B1's numbers, and the CPU seconds it took."""
+    """Run one UCT search of the Go corner; return B1's numbers and the CPU seconds it took."""
     b1, state, start = games.go_point("B1"), games.go_corner(), time.process_time()
     on_step, record = mcts.track_lead(b1)
     root = mcts.uct_search(state, games.go_rollout, n, c=1.0, seed=seed, on_step=on_step)
@@ -387,7 +376,7 @@ def go_run(seed, n):
 
 
 def chess_run(seed, n, n_flat):
-    """Flat Monte Carlo and UCT on the chess trap: our numbers, and the figure's."""
+    """Run flat Monte Carlo and UCT on the chess trap; return the table's numbers and the figure's."""
     state, start = games.chess_trap(), time.process_time()
     name = state.move_name
     flat = {name(m): score for m, score in mcts.flat_monte_carlo(state, games.chess_rollout, n_flat, seed=seed).items()}
@@ -405,7 +394,7 @@ def chess_run(seed, n, n_flat):
 
 
 def puct_run(seed, weight, n):
-    """One PUCT search of the Go corner with the stand-in network: when B1 took the lead, its share of the visits."""
+    """Run one PUCT search of the Go corner with the stand-in network; return when B1 took the lead, and its share."""
     b1 = games.go_point("B1")
     network = puct.rollout_network(games.go_rollout, hint=b1, weight=weight, seed=seed)
     on_step, record = puct.track_lead(b1)
@@ -415,14 +404,14 @@ def puct_run(seed, weight, n):
 
 
 def worked_example():
-    """The article's junction by hand: 40 trips, c_puct 1.5. The article fixes the crack (prior 0.25, 11 trips, so
-    1 + N = 12); the streamway's and the squeeze's numbers are ours, chosen so that the text's statements hold."""
+    """Work the article's junction by hand (40 trips, c_puct 1.5). The article gives the crack's numbers (prior 0.25,
+    11 trips); we chose the streamway's and the squeeze's so that the text's statements hold."""
     c, total = 1.5, 40
     passages = {"crack": (0.25, 11, 0.64), "streamway": (0.55, 24, 0.58), "squeeze": (0.05, 5, 0.40)}
     bonus = {name: c * prior * math.sqrt(total) / (1 + n) for name, (prior, n, q) in passages.items()}
     score = {name: q + bonus[name] for name, (prior, n, q) in passages.items()}
-    table("Article, Part 2: the worked PUCT example (40 trips, c_puct = 1.5; article: crack's bonus 0.198, wins by 0.049)",
-          ["passage", "prior P", "trips N", "average Q", "bonus U = c P sqrt(40) / (1 + N)", "Q + U"],
+    table("Article, Part 2: the worked PUCT example (40 trips, c_puct = 1.5; article: crack's bonus 0.198, wins by "
+          "0.049)", ["passage", "prior P", "trips N", "average Q", "bonus U = c P sqrt(40) / (1 + N)", "Q + U"],
           [[name, prior, n, q, f"{c} x {prior} x {math.sqrt(total):.2f} / {1 + n} = {bonus[name]:.3f}",
             f"{score[name]:.3f}"] for name, (prior, n, q) in passages.items()])
     margin = score["crack"] - score["streamway"]
@@ -434,30 +423,30 @@ def worked_example():
 def part_blog(args):
     n_go, n_chess, n_flat, n_puct = (500, 500, 40, 200) if args.quick else (5000, 5000, 400, 1000)
     go_seeds, pool = range(args.seed, args.seed + 4 * args.seeds), POOLS["now"]  # four Go searches for each run seed
-    progress(f"the article: UCT on the Go corner ({n_go:,} simulations, seeds {go_seeds[0]}-{go_seeds[-1]}), the chess "
-             f"trap, PUCT")
+    progress(f"the article: UCT on the Go corner ({n_go:,} simulations, seeds {go_seeds[0]}-{go_seeds[-1]}), the "
+             f"chess trap, PUCT")
     go = [pool.submit(go_run, seed, n_go) for seed in go_seeds]  # all begun at once, then collected
     chess = [pool.submit(chess_run, seed, n_chess, n_flat) for seed in seeds(args)]
     runs = [pool.submit(puct_run, seed, weight, n_puct) for seed in go_seeds for weight in (0.0, 0.5)]
 
     go, a = [f.result() for f in go], ARTICLE["go"]
+    rows = [("B1 visits", "b1_visits"), ("B1 win rate", "b1_win_rate"), ("runner-up", "runner_up"),
+            ("B1 most visited from simulation", "b1_leads_from"), ("CPU seconds", "seconds")]
     table(f"Article, Part 1: UCT on the 7x7 Go corner ({n_go:,} simulations, c = 1.0; ours: the median [and range] "
-          f"over {len(go)} seeds)", ["", "article", "ours"], [[label, a[key], spread([r[key] for r in go])]
-                                                                for label, key in (
-              ("B1 visits", "b1_visits"), ("B1 win rate", "b1_win_rate"), ("runner-up", "runner_up"),
-              ("B1 most visited from simulation", "b1_leads_from"), ("CPU seconds", "seconds"))])
+          f"over {len(go)} seeds)", ["", "article", "ours"],
+          [[label, a[key], spread([r[key] for r in go])] for label, key in rows])
     median = statistics.median(r["seconds"] for r in go)
     print(f"  median CPU seconds: {median:.2f}")
     chess, a = [f.result() for f in chess], ARTICLE["chess"]
-    every, figure = [c[0] for c in chess], chess[0][1]  # (the figure: the first seed's)
+    every, figure = [c[0] for c in chess], chess[0][1]  # the figure shows the first seed
+    rows = [("flat Monte Carlo: Qxd7's score", "flat_qxd7"), ("  its rank", "flat_qxd7_rank"),
+            ("flat Monte Carlo: Kf1's score", "flat_kf1"), ("  its rank", "flat_kf1_rank"),
+            (f"UCT: Qxd7's visits of {n_chess:,}", "mcts_qxd7_visits"), ("UCT: six most visited", "top6"),
+            ("  of them allowing ...Re1#", "top6_allowing_mate"),
+            ("White's moves allowing ...Re1#", "moves_allowing_mate"), ("CPU seconds (both searches)", "seconds")]
     table(f"Article, Part 1: the chess trap (flat: {n_flat} rollouts a move; UCT: {n_chess:,} simulations, c = 0.7; "
           f"{over(args)})", ["", "article", "ours"], [[label, a.get(key, ""), spread([c[key] for c in every])]
-                                                        for label, key in (
-              ("flat Monte Carlo: Qxd7's score", "flat_qxd7"), ("  its rank", "flat_qxd7_rank"),
-              ("flat Monte Carlo: Kf1's score", "flat_kf1"), ("  its rank", "flat_kf1_rank"),
-              (f"UCT: Qxd7's visits of {n_chess:,}", "mcts_qxd7_visits"), ("UCT: six most visited", "top6"),
-              ("  of them allowing ...Re1#", "top6_allowing_mate"),
-              ("White's moves allowing ...Re1#", "moves_allowing_mate"), ("CPU seconds (both searches)", "seconds"))])
+                                                        for label, key in rows])
     runs, a = [f.result() for f in runs], ARTICLE["puct"]
     uniform, leaning = [r for r in runs if r["weight"] == 0.0], [r for r in runs if r["weight"] == 0.5]
     table(f"Article, Part 2: PUCT on the Go corner, stand-in network ({n_puct:,} simulations, c_puct = 1.5; ours: the "
@@ -469,8 +458,9 @@ def part_blog(args):
               ("leaning 0.5 on B1: B1's share", a["leaning_share"], leaning, "b1_share"))])
     worked = worked_example()
 
-    # the article ran each experiment once: bounds around its numbers (CPU seconds measure the machine: not judged)
-    checks = [Check(f"Go, seed {r['seed']}: {name}", r[key], theirs, ok(r[key])) for r in go for name, key, theirs, ok in (
+    # The article ran each experiment once, so we judge each run by bounds around its numbers (not CPU seconds)
+    checks = [Check(f"Go, seed {r['seed']}: {name}", r[key], theirs, ok(r[key]))
+              for r in go for name, key, theirs, ok in (
         ("B1's visits", "b1_visits", ">= 3500", lambda v: v >= 3500),
         ("B1's win rate", "b1_win_rate", "0.80-0.97", lambda v: 0.80 <= v <= 0.97),
         ("B1 most visited from", "b1_leads_from", "<= 500", lambda v: (v or 1e9) <= 500))]
@@ -495,7 +485,7 @@ def part_blog(args):
 # The lab's Part 1: AlphaZero on tic-tac-toe, against the exact solution
 
 def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algorithm="alphazero", **options):
-    """Optimal-move fraction and games against the perfect player, for the raw policy and for search (see Agent)."""
+    """The raw policy's and the search's optimal-move fractions, and their games against the perfect player."""
     jobs = {}
     for label, sims in (("policy", 0), ("search", n_simulations)):
         agent = Agent(net, sims, algorithm, **options)
@@ -504,14 +494,13 @@ def tictactoe_jobs(net, n_simulations, n_games, n_positions, seed, tag="", algor
     return jobs
 
 
-def tictactoe_row(r, tag=""):
+def tictactoe_row(r, tag=""):  # a loss is a score of 0
     return TicTacToeRow(round(r[f"{tag}policy_optimal"], 3), r[f"{tag}policy_games"].count(0.0),
                         round(r[f"{tag}search_optimal"], 3), r[f"{tag}search_games"].count(0.0))
 
 
 def tictactoe_checks(name, rows, lab, n_games):
-    """Our four numbers over the seeds (rows: a record a seed) against the lab's (see check): fractions within the
-    tolerance, losses (the lab's of 100 games) within two standard errors."""
+    """Check our four numbers over the seeds (a row for each seed) against the lab's row, as check does."""
     return [check(f"{name}: {field}", [getattr(row, field) for row in rows], getattr(lab, field),
                   None if "optimal" in field else n_games) for field in TicTacToeRow._fields]
 
@@ -520,7 +509,7 @@ def part_1(args):
     q = args.quick
     cfg = alphazero.settings("tictactoe", **(dict(iterations=5, games=20, simulations=20) if q else {}))
     keep, (n_games, n_positions) = (0, 5) if q else (0, 5, 10, 20, 40), (10, 500) if q else (100, 4520)
-    jobs = Jobs()  # each network's measures begin as the training keeps it
+    jobs = Jobs()  # each network's measures begin as soon as the training keeps it
     for seed in seeds(args):
         progress(f"part 1: training tic-tac-toe, {cfg['iterations']} iterations x {cfg['games']} games x "
                  f"{cfg['simulations']} simulations, seed {seed}")
@@ -537,18 +526,18 @@ def part_1(args):
           [[it] + beside(by_iteration[it], LAB["1"].get(it)) for it in keep])
     checks = [c for it in keep if it in LAB["1"]
               for c in tictactoe_checks(f"part 1, iteration {it}", by_iteration[it], LAB["1"][it], n_games)]
-    return {"ours": ours, "lab": LAB["1"], "checks": checks, "simulations": cfg["simulations"], "positions": n_positions}
+    return {"ours": ours, "lab": LAB["1"], "checks": checks, "simulations": cfg["simulations"],
+            "positions": n_positions}
 
 
 # ----------------------------------------------------------------------------------------------------------------
 # The lab's Part 2: AlphaZero on Connect Four, against random, tactical and UCT-400
 
-def part_2_sizes(quick):  # Part 2's games against the tactical player, against random and UCT; UCT's simulations
+def part_2_sizes(quick):  # the games against the tactical player, the games against random and UCT, UCT's simulations
     return (4, 2, 50) if quick else (100, 50, 400)
 
 
 def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero", **options):
-    """The raw policy against the tactical player; search against random, tactical and UCT-400 (see Agent)."""
     n_tactical, n_other, uct = sizes
     agent = Agent(net, n_simulations, algorithm, **options)
     return {f"{tag}policy_v_tactical": Match("connect4", Agent(net, 0), tactical_player, n_tactical, seed),
@@ -557,7 +546,7 @@ def connect4_jobs(net, n_simulations, sizes, seed, tag="", algorithm="alphazero"
             f"{tag}search_v_uct": Match("connect4", agent, UCTPlayer(uct), n_other, seed)}
 
 
-PART_2 = {}  # Part 2's trainings, each seed's once a run: Part 3b and further.py use their networks, by (quick, seed)
+PART_2 = {}  # Part 2's trainings by (quick, seed), each trained once a run: Part 3b and further.py reuse the networks
 
 
 def part_2_settings(quick):
@@ -565,8 +554,8 @@ def part_2_settings(quick):
 
 
 def part_2_training(args, seed, on_kept=None):
-    """Part 2's Connect Four training at `seed` (a Trained), trained once a run for each seed; on_kept(it, net) is
-    told each network as the training keeps it (or at once, if this run has trained it already)."""
+    """Part 2's Connect Four training at `seed` (a Trained), trained only the first time a run asks. Each network goes
+    to on_kept(it, net) as the training keeps it, or at once if this run has trained it already."""
     key = args.quick, seed
     if key in PART_2:
         for it, net in PART_2[key].nets.items():
@@ -581,11 +570,11 @@ def part_2_training(args, seed, on_kept=None):
 
 
 def part_2(args, on_kept=None):
-    """The lab's Part 2 table; on_kept(it, net), if given, is told each seed's networks as its training keeps them."""
+    """The lab's Part 2 table. If on_kept(it, net) is given, it gets each seed's networks as the training keeps them."""
     sizes, more, jobs = part_2_sizes(args.quick), (0, 10) if args.quick else (0, 50, 200, 800), Jobs()
     n_sims = part_2_settings(args.quick)["simulations"]
     for seed in seeds(args):
-        def kept(it, net, seed=seed):  # each network's matches begin as the training keeps it
+        def kept(it, net, seed=seed):  # each network's matches begin as soon as the training keeps it
             jobs.add(connect4_jobs(net, n_sims, sizes, seed, tag=f"{seed}:{it}:"))
             on_kept and on_kept(it, net)
         trained = part_2_training(args, seed, kept)
@@ -623,12 +612,11 @@ def part_2(args, on_kept=None):
 # ----------------------------------------------------------------------------------------------------------------
 # The lab's Part 3a: tic-tac-toe trained with 2 simulations a move, PUCT against Gumbel, 3 seeds each
 
-@functools.cache  # once a run: main begins them before the first part
+@functools.cache  # once a run: main starts them before the first part
 def part_3a_trainings(quick, seed, n_seeds):
-    """Part 3a's trainings, (algorithm, seed) each, begun in the workers of the lowest priority (POOLS["ahead"]), so
-    that they fill the cores the parts before leave idle: {(algorithm, seed): a Future of its Trained}. The lab trains
-    three seeds of each algorithm; we train three for each seed of the run, so that the lab's row "puct seed i" stands
-    beside ours at seeds seed + i, seed + i + 3, and so on."""
+    """Start Part 3a's trainings in the lowest-priority workers, to fill the cores the parts before leave idle:
+    {(algorithm, seed): a Future of its Trained}. Like the lab, we train three seeds of each algorithm, but for each
+    seed of the run, so the lab's "puct seed i" stands beside our seeds seed + i, seed + i + 3, and so on."""
     cfgs = {a: ALGORITHMS[a].settings("tictactoe", simulations=2, **(dict(iterations=5, games=20) if quick else {}))
             for a in ("alphazero", "gumbel")}
     return {(a, s): POOLS["ahead"].submit(train_one, a, "tictactoe", cfgs[a], s, (cfgs[a]["iterations"],))
@@ -642,15 +630,15 @@ def part_3a(args):
              f"{args.seed}-{args.seed + 3 * args.seeds - 1}, side by side")
     trained, jobs = {run: future.result() for run, future in trainings.items()}, {}
     progress(f"part 3a: measuring the {len(trained)} networks on {n_positions:,} positions and {n_games} games each")
-    for (a, seed), t in trained.items():  # (the games' seed is the run's, as the lab measures every network alike)
+    for (a, seed), t in trained.items():  # every network plays the same games (the run's seed), as in the lab
         jobs.update(tictactoe_jobs(t.nets[t.cfg["iterations"]], 2, n_games, n_positions, args.seed, f"{a}:{seed}:", a))
     r = run_jobs(jobs)
     ours = {f"{NAMES[a]} seed {seed}": tictactoe_row(r, f"{a}:{seed}:") for a, seed in trained}
     rows, checks = [], []
     for name, lab in LAB["3a"].items():  # the lab's "puct seed 1" beside ours at seeds 1, 4, 7, ... (from --seed)
         algorithm, group = name.split()[0], range(args.seed + int(name[-1]), args.seed + 3 * args.seeds, 3)
-        label, group_rows = f"{algorithm} seed{'s' * (len(group) > 1)} {', '.join(map(str, group))}", \
-            [ours[f"{algorithm} seed {s}"] for s in group]
+        label = f"{algorithm} seed{'s' * (len(group) > 1)} {', '.join(map(str, group))}"
+        group_rows = [ours[f"{algorithm} seed {s}"] for s in group]
         rows.append([label] + beside(group_rows, lab))
         checks += tictactoe_checks(f"part 3a, {label}", group_rows, lab, n_games)
     cfg = trained["gumbel", args.seed].cfg
@@ -691,20 +679,18 @@ def part_3b(args):
 # One saved network, measured as Part 1 or Part 2 measures theirs (--checkpoint)
 
 def search_options(cfg):
-    """How a network trained with the settings cfg searches: its algorithm's search, with the solver if it had it."""
     return {"solver": cfg["solver"]} if cfg.get("solver") else {}
 
 
 def load_any(path):
-    """A checkpoint of any trainer's: a NumpyNet, its game, its algorithm and its search's options (search_options)."""
+    """Load a checkpoint of any trainer as a NumpyNet, with its game, its algorithm and its search_options."""
     ckpt = alphazero.load(path, as_net=False)
     module, options = ALGORITHMS.get(ckpt.get("algorithm"), alphazero), search_options(ckpt.get("settings") or {})
     return module.NumpyNet(module.load(path)), ckpt["game"], module.ALGORITHM, options
 
 
 def measure_checkpoint(args):
-    """One saved network, measured as Part 1 (tic-tac-toe) or Part 2 (Connect Four) measures its networks (at the
-    lab's simulations), searching as the algorithm that trained it, with the options its settings record."""
+    """Measure one saved network as Part 1 or Part 2 measures theirs, searching as the algorithm that trained it."""
     net, game, algorithm, options = load_any(args.checkpoint)
     sims, (n_games, n_positions) = alphazero.settings(game)["simulations"], (10, 500) if args.quick else (100, 4520)
     if game == "connect4":
@@ -720,22 +706,22 @@ def measure_checkpoint(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The command line, evaluate.py's and further.py's: the flags, the report's JSON, the parts timed, the summary
+# The command line, shared with further.py: the flags, the JSON report, the timed parts and the summary
 
 PARTS = {"blog": ("the article: UCT, flat Monte Carlo, PUCT", part_blog), "1": ("AlphaZero on tic-tac-toe", part_1),
          "2": ("AlphaZero on Connect Four", part_2), "3a": ("training with 2 simulations: PUCT v Gumbel", part_3a),
          "3b": ("Gumbel v PUCT with the same network", part_3b)}
-WRITTEN_BY = "written by"  # the first key of the JSON evaluate.py and further.py write: whose file it is
+WRITTEN_BY = "written by"  # the first key of the JSON: which script wrote the file
 
 
 def command_line(doc, parts, json_path, seeds=False):
-    """The flags both scripts take (a bad one: one line, exit status 1); evaluate.py's --seeds too."""
+    """The flags both scripts take, and evaluate.py's --seeds. A bad flag prints one line and exits with status 1."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")
     parser.add_argument("--part", choices=[*parts, "all"], default="all", help="which part (default all)")
     parser.add_argument("--quick", action="store_true", help="every part at a small size (a check that it runs)")
     parser.add_argument("--seed", type=plumbing.number(0, 2**32 - 1), default=0, help="base random seed (default 0)")
-    parser.set_defaults(seeds=1)  # (further.py's parts run once, at --seed)
+    parser.set_defaults(seeds=1)  # further.py has no --seeds: its parts run once, at --seed
     if seeds:
         parser.add_argument("--seeds", type=plumbing.number(1, 1000), metavar="N", help="run every part at N seeds, "
                             "from --seed on (the article's Go and PUCT searches at 4 N, Part 3a's trainings at 3 N an "
@@ -750,25 +736,25 @@ def command_line(doc, parts, json_path, seeds=False):
 
 @contextlib.contextmanager
 def report(args, parser):
-    """Before any work, the run's JSON claimed (only a JSON of this script's is replaced; no second run onto it) and
-    --plots' folder checked; then the workers started. The body fills the dict it is given; then it is written (JSON,
-    atomically: a run stopped half-way leaves the last one whole) and drawn (--plots)."""
+    """Check the flags and claim the JSON before any work, then start the workers and hand the body a dict to fill.
+    Only a JSON this script wrote is replaced, and never by two runs at once. The results are written atomically, so a
+    run stopped half-way leaves the last file whole; then --plots draws them."""
     if args.checkpoint is not None:
         for flag, default in (("part", "all"), ("seeds", 1)):
-            getattr(args, flag) == default or parser.error(f"--{flag} is for the parts; --checkpoint measures one "
-                                                           "network")
+            if getattr(args, flag) != default:
+                parser.error(f"--{flag} is for the parts; --checkpoint measures one network")
         alphazero.load(args.checkpoint, as_net=False)
-    if not args.json or os.path.lexists(args.json) and not os.path.isfile(args.json):  # (a FIFO: never opened)
+    if not args.json or os.path.lexists(args.json) and not os.path.isfile(args.json):  # a FIFO, say: never open it
         raise ValueError(f"{args.json!r} is not a regular file: choose another --json")
     with open(args.json, "rb") if os.path.isfile(args.json) else io.BytesIO() as f:
         if (head := f.read(200)) and f'"{WRITTEN_BY}": "{parser.prog}"'.encode() not in head:
             raise ValueError(f"{args.json} holds something other than {parser.prog}'s JSON: choose another --json")
     args.plots is None or plots.folder(args.plots)
-    plumbing.lock(args.json, "--json")  # (each refusal a ValueError: one line, by plumbing.run_main)
+    plumbing.lock(args.json, "--json")  # each refusal is a ValueError, which plumbing.run_main prints as one line
     POOLS.update(now=plumbing.Run(args.workers, nice=10), ahead=plumbing.Run(args.workers, nice=19))
-    print(" ".join([parser.prog, *sys.argv[1:]]) + f": every number goes to {args.json}", flush=True)  # (line 1)
+    print(" ".join([parser.prog, *sys.argv[1:]]) + f": every number goes to {args.json}", flush=True)  # line 1
     try:
-        with POOLS["now"], POOLS["ahead"]:  # (this process and the workers compute as a training does: start_process)
+        with POOLS["now"], POOLS["ahead"]:  # this process and the workers now compute as a training does
             yield (results := {})
         plumbing.write_atomic(args.json, json.dumps({WRITTEN_BY: parser.prog, **plain(results)}, indent=1))
     finally:
@@ -777,8 +763,8 @@ def report(args, parser):
 
 
 def plain(x):
-    """x as JSON holds it: records as objects, nan as null, anything else not JSON's as text."""
-    x = x._asdict() if hasattr(x, "_asdict") else x  # (a record: a namedtuple)
+    """x in a form JSON holds: records become objects, nan becomes null, and anything else JSON lacks becomes text."""
+    x = x._asdict() if hasattr(x, "_asdict") else x  # a record (a namedtuple)
     if isinstance(x, dict):
         return {k if isinstance(k, (str, int, float)) else str(k): plain(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -788,8 +774,7 @@ def plain(x):
 
 
 def run_parts(parts, args):
-    """Each part of --part ({name: (title, function)}) timed, then the summary: how many of its checks hold, and each
-    check that does not."""
+    """Run and time the parts --part asks for, then print how many checks hold in each and every one that does not."""
     results = {}
     for part in parts if args.part == "all" else [args.part]:
         since = time.time()
@@ -815,7 +800,7 @@ def main():
             results["checkpoint"] = measure_checkpoint(args)
         else:
             if args.part in ("all", "3a"):
-                part_3a_trainings(args.quick, args.seed, args.seeds)  # begun now, to fill the cores idle before it
+                part_3a_trainings(args.quick, args.seed, args.seeds)  # started now, to fill the cores idle before it
             results.update(run_parts(PARTS, args))
             print("  the article ran each experiment once: each of our runs is checked against bounds around its "
                   "numbers;\n  a number of the lab's is within when it lies in our range over the seeds, or within two "

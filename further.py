@@ -1,9 +1,9 @@
-"""Going further: what the documents ask but do not measure. The exact Connect Four solver, the truth measure, the
-lab's five "Going further" questions answered by measurement, and the strong player's learning curve and report.
+"""Going further: what the documents ask but do not measure. It builds an exact Connect Four solver and the truth
+measure on it, answers the lab's five "Going further" questions by measurement, and trains and reports a strong player.
 
     python further.py                          # everything: about 46 minutes on 2 cores (estimated)
-    python further.py --part questions         # the five questions: the solver's check, then Part 2, then the rest
-    python further.py --part recipe            # the strong player: alphazero_plus.py's learning curve and report
+    python further.py --part questions         # the five questions; the solver is checked first, then Part 2 runs
+    python further.py --part recipe            # trains the strong player with alphazero_plus.py and reports on it
     python further.py --quick                  # every part at a small size, in seconds
     python further.py --checkpoint data/connect4_plus.pt  # measure a saved network instead (see measure_checkpoint)
 """
@@ -24,15 +24,15 @@ import evaluate
 import games
 import plumbing
 from evaluate import (Agent, Match, UCTPlayer, mean, perfect_player, play_match, run_jobs, tactical_player,
-                      winning_columns)  # the arena (evaluate.py's section of that name); the rest as evaluate.NAME
+                      winning_columns)  # from evaluate.py's arena section; other helpers are used as evaluate.NAME
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 C4_POSITIONS = os.path.join(DATA, "c4_positions.txt")  # positions valued by a public solver, to check ours
 
-# The exact Connect Four solver: Pascal Pons' method on the game's bitboards (bit 7 * column + row, the top bit of
-# each column always empty). Negamax with alpha-beta over null windows, a table of bounds, only moves that do not
-# hand the opponent a four, and the moves that make the most threats first. Scores: 0 a draw; a win is 22 minus the
-# stones the winner has placed when it makes four; a loss the negative. All for the player to move.
+# The exact Connect Four solver, after Pascal Pons. On the game's bitboards a cell is bit 7 * column + row, and the
+# top bit of each column stays empty. The search is negamax with alpha-beta over null windows and a table of bounds.
+# It skips moves that hand the opponent a four and tries the moves that make the most threats first. Scores are for
+# the player to move: 0 is a draw, a win is 22 minus the winner's stones when it makes four, and a loss is negative.
 
 BOTTOM = sum(1 << 7 * c for c in range(7))
 BOARD = BOTTOM * 0b111111  # every playable cell
@@ -42,7 +42,7 @@ COLUMNS = [0b111111 << 7 * c for c in (3, 2, 4, 1, 5, 0, 6)]  # centre first
 def winning_cells(stones, mask):
     """The empty cells (playable now or not) where one more stone would give `stones` a four."""
     r = (stones << 1) & (stones << 2) & (stones << 3)  # vertical: three below
-    for d in (7, 6, 8):  # horizontal and the two diagonals: the four patterns of three around the cell
+    for d in (7, 6, 8):  # horizontal and both diagonals: the cell can be any of the four places in a line
         pair = (stones << d) & (stones << 2 * d)
         r |= pair & (stones << 3 * d) | pair & (stones >> d)
         pair = (stones >> d) & (stones >> 2 * d)
@@ -51,7 +51,7 @@ def winning_cells(stones, mask):
 
 
 class Bounds:
-    """What the solver has learned: lower and upper bounds of positions' values, and a budget of nodes to search."""
+    """The solver's memory: lower and upper bounds on positions' values, and how many nodes it may still search."""
 
     def __init__(self, budget=math.inf):
         self.lower, self.upper, self.left = {}, {}, budget
@@ -62,27 +62,27 @@ class TooHard(Exception):
 
 
 def negamax(me, mask, moves, alpha, beta, bounds):
-    """The value for the player to move (whose stones are `me`), who cannot win at once, within [alpha, beta]."""
+    """The value for the player to move, whose stones are `me` and who cannot win at once, within [alpha, beta]."""
     bounds.left -= 1
     if bounds.left < 0:
         raise TooHard
     possible = (mask + BOTTOM) & BOARD
     threats = winning_cells(me ^ mask, mask)
     forced = possible & threats
-    safe = (forced or possible) & ~(threats >> 1)  # nor play under a cell that wins for the opponent
-    if forced & (forced - 1) or not safe:  # two threats to block, or no safe move: the opponent wins next
+    safe = (forced or possible) & ~(threats >> 1)  # and never play just below a cell where the opponent would win
+    if forced & (forced - 1) or not safe:  # with two threats to block or no safe move, the opponent wins next
         return -((42 - moves) // 2)
     if moves >= 40:
         return 0
     key = me + mask
-    alpha = max(alpha, -((40 - moves) // 2), bounds.lower.get(key, -99))  # what the stones left and the table allow
+    alpha = max(alpha, -((40 - moves) // 2), bounds.lower.get(key, -99))  # the soonest loss, or the table's bound
     if alpha >= beta:
         return alpha
     beta = min(beta, (41 - moves) // 2, bounds.upper.get(key, 99))
     if alpha >= beta:
         return beta
     order = sorted((c & safe for c in COLUMNS if c & safe),
-                   key=lambda move: -winning_cells(me | move, mask).bit_count())  # stable: centre first on ties
+                   key=lambda move: -winning_cells(me | move, mask).bit_count())  # stable sort: ties stay centre first
     for move in order:
         score = -negamax(me ^ mask, mask | move, moves + 1, -beta, -alpha, bounds)
         if score >= beta:
@@ -94,7 +94,7 @@ def negamax(me, mask, moves, alpha, beta, bounds):
 
 
 def solve_connect4(state, bounds=None):
-    """The exact value for the player to move. `bounds` (a Bounds) may be shared; TooHard when its budget runs out."""
+    """The exact value for the player to move. Calls may share `bounds`; TooHard is raised when its budget runs out."""
     moves, mask = state.moves, state.bits[0] | state.bits[1]
     if state.is_over():  # the last mover made four with its (moves + 1) // 2-th stone, or the board is full
         return -(22 - (moves + 1) // 2) if any(map(state.has_four, state.bits)) else 0
@@ -110,7 +110,7 @@ def solve_connect4(state, bounds=None):
         elif med >= 0 and int(hi / 2) > med:
             med = int(hi / 2)
         r = negamax(me, mask, moves, med, med + 1, bounds)
-        lo, hi = (lo, r) if r <= med else (r, hi)  # r <= med: the value is at most r; else it is at least r
+        lo, hi = (lo, r) if r <= med else (r, hi)  # a result at most med is an upper bound, else a lower bound
     return lo
 
 
@@ -122,12 +122,12 @@ def connect4_move_value(state, move, bounds=None):
 
 
 TRUTH_MIN_STONES, TRUTH_BUDGET = 8, 30_000  # judge positions with 8+ stones, within 30,000 solver nodes (~0.5 s)
-DEEP_BUDGET = 150_000  # enough for every position with 14+ stones that we met (2.45 s at most, FURTHER.md)
+DEEP_BUDGET = 150_000  # enough for every position with 14+ stones that we met (at most 2.45 s; see FURTHER.md)
 
 
 class Judged:
-    """A player whose moves the solver judges: does each keep a won position won, a drawn one drawn? Skipped: lost
-    positions (all moves keep them lost: they would flatter a weak player), under TRUTH_MIN_STONES stones, too hard."""
+    """Wraps a player, and asks the solver whether each move keeps a won position won and a drawn one drawn. It skips
+    lost positions (every move keeps them lost, which would flatter a weak player), early ones, and ones too hard."""
 
     def __init__(self, player, budget=TRUTH_BUDGET):
         self.player, self.budget, self.bounds, self.kept, self.judged, self.skipped = player, budget, Bounds(), 0, 0, 0
@@ -138,10 +138,10 @@ class Judged:
             try:
                 self.bounds.left = self.budget
                 if s.moves < TRUTH_MIN_STONES or (value := solve_connect4(s, self.bounds)) < 0:
-                    raise TooHard  # too few stones, or lost: nothing to keep
+                    raise TooHard  # too few stones, or already lost, so there is nothing to keep
                 self.bounds.left = self.budget
                 moved = connect4_move_value(s, move, self.bounds)
-                self.kept += moved > 0 if value > 0 else moved >= 0  # won stays won; drawn at least drawn
+                self.kept += moved > 0 if value > 0 else moved >= 0  # a win must stay a win, a draw at least a draw
                 self.judged += 1
             except TooHard:
                 self.skipped += 1
@@ -150,7 +150,7 @@ class Judged:
 
 @dataclasses.dataclass
 class Truth(Match):
-    """A Match whose agent's moves the solver judges (Judged, within `budget` nodes): the fraction kept, the counts."""
+    """A Match whose agent's moves the solver judges within `budget` nodes, totalled as the fraction kept and counts."""
     budget: int = TRUTH_BUDGET
 
     def run(self, indices):
@@ -159,25 +159,25 @@ class Truth(Match):
         return [(judged.kept, judged.judged, judged.skipped)]
 
     def total(self, counts):
-        kept, judged, skipped = map(sum, zip(*counts))  # the fraction of no judged move is nan, shown as "-"
+        kept, judged, skipped = map(sum, zip(*counts))  # with no move judged the fraction is nan, printed as "-"
         return {"fraction": round(kept / judged, 3) if judged else math.nan, "judged": judged, "skipped": skipped}
 
 
 def truth_jobs(agent, simulations, n_games, seed, budget, tag=""):
-    """The truth of agent(n) for each n in `simulations` (0: the raw policy) along games against the tactical player."""
+    """Truth jobs for agent(n), each n in `simulations` (0 is the raw policy), in games against the tactical player."""
     return {f"{tag}{'policy' if n == 0 else f'search {n}'}: truth":
             Truth("connect4", agent(n), tactical_player, n_games, seed, budget=budget) for n in simulations}
 
 
 class SolverPlayer:
-    """The solver as a player, uniformly among the best moves; below TRUTH_MIN_STONES stones or beyond the budget
-    (pure Python cannot solve the first moves) `stand_in` moves. stood_in: {a state's id: the most stones it saw}."""
+    """The solver as a player, choosing uniformly among the best moves. Below TRUTH_MIN_STONES stones or over budget
+    `stand_in` moves (pure Python cannot solve the first moves). stood_in maps id(state) to the stones when it moved."""
 
     def __init__(self, stand_in, budget=DEEP_BUDGET):
         self.stand_in, self.budget, self.bounds, self.best, self.stood_in = stand_in, budget, Bounds(), {}, {}
 
     def best_moves(self, s):
-        if s.key() not in self.best:  # None: too hard
+        if s.key() not in self.best:  # None marks a position too hard to solve
             self.best[s.key()] = None
             if s.moves >= TRUTH_MIN_STONES:
                 with contextlib.suppress(TooHard):
@@ -196,8 +196,8 @@ class SolverPlayer:
 
 @dataclasses.dataclass
 class VersusSolver:
-    """Connect Four games of `agent` against SolverPlayer from the empty board, the agent first in even games (a
-    game: the agent's score, the moves it made, the most stones on the board when the stand-in moved)."""
+    """Connect Four games of `agent` against SolverPlayer from the empty board, the agent first in even games. Each game
+    gives the agent's score, its number of moves, and the most stones on the board when the stand-in moved."""
     agent: object
     stand_in: object
     size: int
@@ -217,15 +217,15 @@ class VersusSolver:
                     games_each=len(first), stand_in_up_to=max(g[2] for g in games))
 
 
-# connect4_report's sizes: games v tactical, v UCT, UCT's simulations, truth games, games v solver a colour, budgets
+# The sizes of connect4_report's measures: game counts (v_solver's per colour), UCT's simulations, node budgets
 ReportSizes = collections.namedtuple("ReportSizes", "v_tactical v_uct uct truth v_solver truth_budget solver_budget")
 REPORT_SIZES = {False: ReportSizes(100, 400, 400, 40, 50, TRUTH_BUDGET, DEEP_BUDGET),
                 True: ReportSizes(4, 2, 50, 2, 2, 5_000, 5_000)}  # --quick
 
 
 def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **options):
-    """A Connect Four network searching as `algorithm` with `options` (alphazero_plus's solver=True, say): against the
-    tactical player, UCT-400 and SolverPlayer, the truth (with `n_simulations` too) and the benchmark."""
+    """Measure a Connect Four network that searches as `algorithm` with `options` (alphazero_plus's solver=True, say)
+    against the tactical player, UCT-400 and SolverPlayer, by the truth (also at `n_simulations`) and the benchmark."""
     n, deep = REPORT_SIZES[args.quick], 20 if args.quick else DEEP_SIMULATIONS
     agent = lambda sims: Agent(net, sims, algorithm, **options)
     jobs = {"policy v tactical": Match("connect4", agent(0), tactical_player, n.v_tactical, args.seed),
@@ -252,7 +252,7 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
                    f"best moves, but below {TRUTH_MIN_STONES} stones or beyond {n.solver_budget:,} nodes the network "
                    f"with {4 * deep} simulations moves (here up to {p['stand_in_up_to']} stones): not perfect in the "
                    f"opening", ["measure", "ours"], rows)
-    columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **benchmark}  # {player: each set's error rate}
+    columns = {**{f"{k} (theirs)": v for k, v in THEIRS.items()}, **benchmark}  # each player's error rate in each set
     rows = [[s] + [f"{100 * columns[c][s]:.1f}%" for c in columns] for s in SETS]
     rows.append(["average"] + [f"{100 * statistics.mean(columns[c].values()):.1f}%" for c in columns])
     evaluate.table(f"{name} on the benchmark: the fraction of positions where the move gives up the best outcome\n  "
@@ -262,37 +262,37 @@ def connect4_report(net, name, n_simulations, args, algorithm="alphazero", **opt
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# A benchmark like Pascal Pons': positions from uniformly random games, each legal move's exact value. A move is an
-# error when it gives up the best outcome the position still has: a win thrown to a draw or a loss, or a draw thrown
-# to a loss (so no move in a lost position is an error). Six sets, by the stones on the board (beginning at most 14,
-# middle 15-28, end more) and by the moves left under perfect play (easy under 14, medium 14-28, hard more).
+# A benchmark like Pascal Pons': positions from uniformly random games, with every legal move's exact value. A move
+# is an error when it gives up the best outcome still open, turning a win into a draw or loss, or a draw into a loss,
+# so no move in a lost position is an error. The six sets split positions by stones on the board (beginning at most
+# 14, middle 15-28, end more) and by moves left under perfect play (easy under 14, medium 14-28, hard more).
 
 SETS = ("beginning-easy", "middle-easy", "end-easy", "beginning-medium", "middle-medium", "beginning-hard")
-THEIRS = {  # error rates, read off the plot of AlphaZero.jl's Connect Four tutorial (about +-0.005): its agent at
+THEIRS = {  # error rates read off the plot in AlphaZero.jl's Connect Four tutorial (to about +-0.005), for its agent
     "AlphaZero.jl, MCTS-600": dict(zip(SETS, (0.0, 0.0, 0.0, 0.02, 0.028, 0.07))),  # iteration 15, 600 simulations
-    "minimax depth 5": dict(zip(SETS, (0.017, 0.007, 0.014, 0.073, 0.092, 0.235)))}  # and its minimax baseline
-BENCHMARK_SIMULATIONS = (0, 200, 600)  # the raw policy, and search
+    "minimax depth 5": dict(zip(SETS, (0.017, 0.007, 0.014, 0.073, 0.092, 0.235)))}  # and for its minimax baseline
+BENCHMARK_SIMULATIONS = (0, 200, 600)  # 0 is the raw policy; the others search
 
 
 @dataclasses.dataclass
 class Position:
-    """A benchmark position: its set, the columns played from the empty board (1 = leftmost), and each legal move's
-    exact value for the player to move (> 0 a win, 0 a draw, < 0 a loss)."""
+    """A benchmark position: its set, the columns played from the empty board (1 is leftmost), and each legal move's
+    exact value for the player to move (above 0 a win, 0 a draw, below 0 a loss)."""
     set: str
     moves: str
     values: dict
 
-    def state(self):  # the columns played in turn from the empty board
+    def state(self):  # replay the columns from the empty board
         return functools.reduce(evaluate.after, [int(c) - 1 for c in self.moves], games.ConnectFour())
 
     def is_error(self, move):
-        """Does `move` give up the best outcome the position still has (the best sign among its moves' values)?"""
+        """Whether `move` gives up the best outcome still open, which is the best sign among the moves' values."""
         sign = lambda v: (v > 0) - (v < 0)
         return sign(self.values[move]) < max(map(sign, self.values.values()))
 
 
 def read_benchmark(path=os.path.join(DATA, "c4_benchmark.txt")):
-    """The benchmark's positions: "SET MOVES SCORE S1 .. S7" a line, '.' for a full column."""
+    """Read the benchmark's positions, one "SET MOVES SCORE S1 .. S7" a line, with '.' for a full column."""
     lines = [line.split() for line in open(path) if line.strip() and not line.startswith("#")]
     return [Position(name, moves, {c: int(v) for c, v in enumerate(values) if v != "."})
             for name, moves, _, *values in lines]
@@ -300,7 +300,7 @@ def read_benchmark(path=os.path.join(DATA, "c4_benchmark.txt")):
 
 @dataclasses.dataclass
 class Benchmark:
-    """A job: the agent's move in each benchmark position (searched side by side); the total: each set's error rate."""
+    """A job asking the agent to move in each benchmark position, side by side. Its total is each set's error rate."""
     agent: object
     positions: list
     size: int
@@ -310,13 +310,13 @@ class Benchmark:
         moves = self.agent([p.state() for p in chosen], [np.random.default_rng(i) for i in indices])
         return [(p.set, p.is_error(m)) for p, m in zip(chosen, moves)]
 
-    def total(self, judged):  # a set with no position here (a part of the file): nan
+    def total(self, judged):  # a set with no positions here (only part of the file) gets nan
         return {name: round(mean(e), 4) if (e := [error for s, error in judged if s == name]) else math.nan
                 for name in SETS}
 
 
 def benchmark_jobs(agent, positions, tag="", simulations=BENCHMARK_SIMULATIONS):
-    """agent(n): the player with n simulations (0: the raw policy)."""
+    """Benchmark jobs for agent(n), the player with n simulations (0 is the raw policy)."""
     return {f"{tag}{'policy' if n == 0 else f'search {n}'}": Benchmark(agent(n), positions, len(positions))
             for n in simulations}
 
@@ -325,8 +325,8 @@ def benchmark_jobs(agent, positions, tag="", simulations=BENCHMARK_SIMULATIONS):
 # Going further: the lab's open questions about Connect Four, answered by measurement against the exact solver
 
 def solve_listed(line, budgets):
-    """A listed position ("MOVES SCORE ...", columns from 1) solved within budgets (below 14 stones, 14+): its stones,
-    whether the solver agrees (None: over the budget), and the CPU seconds it took."""
+    """Solve a listed position ("MOVES SCORE ...", columns from 1) within the budget for its stones (below 14, or 14+).
+    Returns its stones, whether the solver agrees (None if over budget), and the CPU seconds taken."""
     (below_14, from_14), (moves, score) = budgets, line.split()[:2]
     state, start = Position("listed", moves, {}).state(), time.process_time()
     try:
@@ -337,7 +337,7 @@ def solve_listed(line, budgets):
 
 
 def read_positions(path):
-    """The lines of a positions file ("MOVES SCORE ..." after the comments), or a one-line ValueError on a fault."""
+    """The lines of a positions file after its comments, each "MOVES SCORE ...". A fault is a one-line ValueError."""
     if os.path.exists(path) and not os.path.isfile(path) and not os.path.isdir(path):  # a FIFO would block
         raise ValueError(f"cannot read the positions file {path}: it is not a regular file")
     try:
@@ -354,10 +354,10 @@ def read_positions(path):
 def further_solver(args):
     """The solver against a public perfect solver's values, by the number of stones on the board."""
     lines = read_positions(args.c4_positions)
-    # 14+ stones need at most ~110k nodes; below, the truth measure's budget shows what it can judge (more is
-    # mostly spent on positions no budget here would solve)
+    # Positions with 14+ stones need at most about 110k nodes. Below 14, the truth measure's budget shows what it can
+    # judge; a bigger budget would mostly be spent on positions that no budget here would solve.
     lines, budget = (lines[::10], (5_000, 20_000)) if args.quick else (lines, (TRUTH_BUDGET, DEEP_BUDGET))
-    found = evaluate.POOLS["now"].map(solve_listed, lines, [budget] * len(lines))  # a position a task
+    found = evaluate.POOLS["now"].map(solve_listed, lines, [budget] * len(lines))  # one task per position
     rows, bands = [], {}
     for lo, hi in ((4, 7), (8, 13), (14, 20), (21, 36)):
         band = [r for r in found if lo <= r[0] <= hi]
@@ -371,7 +371,7 @@ def further_solver(args):
                    f"{budget[0]:,} below)", ["", "positions", "judged", "agree", "median CPU-s", "max CPU-s"], rows)
     judged = [r for r in found if r[1] is not None]
     every14, deep = all(r[1] is not None for r in found if r[0] >= 14), [r[2] for r in judged if r[0] >= 14]
-    median = statistics.median(deep) if deep else None  # (a positions file may hold none with 14+ stones)
+    median = statistics.median(deep) if deep else None  # a positions file may hold none with 14+ stones
     answer(args, f"the solver agrees on {sum(r[1] for r in judged)} of the {len(judged)} positions it judged "
           f"({len(found) - len(judged)} skipped, over the budget); " + (f"{'every' if every14 else 'not every'} "
           f"position with 14 or more stones was judged (a median {median:.4f} CPU-s each)" if deep else
@@ -383,13 +383,13 @@ def further_solver(args):
 
 
 def answer(args, text):
-    """An answer line, computed from the numbers above it; at --quick's toy size it says so."""
+    """Print an answer line computed from the numbers above it, and say so when --quick makes them toy-sized."""
     print(f"  answer{' at --quick toy size, so it says little' if args.quick else ''}: {text}")
 
 
 def part_2_results(args, truth):
-    """Part 2's snapshots and their scores, which the Connect Four questions start from (the same seed trains the same
-    networks); the truth of each network's raw policy and search begins in `truth` (Jobs) as the training keeps it."""
+    """Part 2's snapshots and scores, where the Connect Four questions start (the same seed trains the same networks).
+    The truth of each network's raw policy and search starts in `truth` (Jobs) as soon as the training keeps it."""
     evaluate.progress("further: Part 2 first (the same seed: the same networks)")
     sims, n_truth = evaluate.part_2_settings(args.quick)["simulations"], 4 if args.quick else 40
     budget = 20_000 if args.quick else TRUTH_BUDGET
@@ -400,10 +400,10 @@ def part_2_results(args, truth):
 
 
 def further_truth(args, part2, measures):
-    """Part 2's snapshots measured against the truth (measures: part_2_results'), beside their scores against UCT."""
+    """Question 1: Part 2's snapshots measured by the truth (part_2_results' jobs), beside their scores against UCT."""
     its, sims, n_games = list(part2["nets"]), part2["simulations"], part2["n_truth"]
     _, uct_games, uct = evaluate.part_2_sizes(args.quick)
-    score = {it: part2["scores"][it].search_v_uct for it in its}  # against UCT
+    score = {it: part2["scores"][it].search_v_uct for it in its}
     evaluate.progress(f"further: the truth along {n_games} games against the tactical player, for {len(its)} networks")
     r = measures.results()
     policy = {it: r[f"{it}:policy: truth"] for it in its}
@@ -417,7 +417,7 @@ def further_truth(args, part2, measures):
     pairs = [(a, b) for i, a in enumerate(its) for b in its[i + 1:]]
     sign = lambda x: (x > 0) - (x < 0)
     agree = sum(sign(search[b]["fraction"] - search[a]["fraction"]) == sign(score[b] - score[a]) for a, b in pairs)
-    judged = [s for s in search.values() if s["judged"]]  # (at --quick's size, a network may have none)
+    judged = [s for s in search.values() if s["judged"]]  # at --quick's size a network may have no move judged
     se_truth = statistics.mean(math.sqrt(max(s["fraction"] * (1 - s["fraction"]), 1e-9) / s["judged"])
                                for s in judged) if judged else None
     se_uct = statistics.mean(math.sqrt(score[it] * (1 - score[it]) / uct_games) for it in its)
@@ -431,9 +431,9 @@ def further_truth(args, part2, measures):
 
 
 def strength_jobs(net, n_simulations, args, tag, algorithm="alphazero", labels=("policy", "search")):
-    """What compares two trainings: the raw policy and search v tactical, search v UCT-400 (Part 2's), the truth."""
+    """Jobs to compare trainings: policy and search against the tactical player, search against UCT, and the truth."""
     n_tactical, n_other, uct = evaluate.part_2_sizes(args.quick)
-    n, jobs = REPORT_SIZES[args.quick], {}  # the truth measured as connect4_report measures it
+    n, jobs = REPORT_SIZES[args.quick], {}  # the truth at connect4_report's sizes
     for label in labels:
         agent = Agent(net, n_simulations if label == "search" else 0, algorithm)
         jobs[f"{tag}{label}_v_tactical"] = Match("connect4", agent, tactical_player, n_tactical, args.seed)
@@ -445,26 +445,26 @@ def strength_jobs(net, n_simulations, args, tag, algorithm="alphazero", labels=(
 
 
 def strengths(r, tag):
-    """strength_jobs' results as one row: scores, and truth fractions."""
+    """One row from strength_jobs' results: the scores and the truth fractions."""
     return {k: r[tag + k]["fraction"] if k.endswith("truth") else round(mean(r[tag + k]), 3)
             for k in ("policy_v_tactical", "search_v_tactical", "search_v_uct", "policy_truth", "search_truth")
             if tag + k in r}
 
 
 def lab_settings(game, **overrides):
-    """alphazero_plus.py's settings with its changes off (as alphazero.py trains), and the overrides."""
+    """alphazero_plus.py's settings with its changes off, so it trains as alphazero.py does, plus the overrides."""
     changes_off = {key: setting.default for key, setting in alphazero_plus.SETTINGS.items()}
     return {**changes_off, **alphazero.settings(game), **overrides}
 
 
 def further_conv(args, part2, truth):
-    """The convolutional network against the lab's MLP at Part 2's settings, per game and per second of training. Up
-    to iteration 40, not 60: its iterations cost about 5 times the MLP's on two cores (FURTHER.md)."""
+    """Question 2: the convolutional network against the lab's MLP at Part 2's settings, per game and per second of
+    training. It stops at iteration 40, not 60, as its iterations cost about 5 times the MLP's on two cores."""
     keep, uct = [it for it in part2["nets"] if 0 < it <= 40], evaluate.part_2_sizes(args.quick)[2]
     cfg = lab_settings("connect4", net="conv", iterations=keep[-1], simulations=part2["simulations"],
                        **(dict(games=10, steps=10) if args.quick else {}))
     evaluate.progress(f"further: training Connect Four with the convolutional network, {cfg['iterations']} iterations")
-    measures = evaluate.Jobs()  # each network's measures begin as it is kept, beside the training
+    measures = evaluate.Jobs()  # measure each network as soon as it is kept, while training goes on
     measure = lambda it, net: measures.add(strength_jobs(net, cfg["simulations"], args, f"{it}:", labels=("search",)))
     clock = evaluate.train_keeping("connect4", cfg, args.seed, keep, alphazero_plus, args.workers, measure).clock
     evaluate.progress(f"further: measuring {len(keep)} convolutional networks")
@@ -479,7 +479,7 @@ def further_conv(args, part2, truth):
                    ["iteration", "mlp v tactical", "conv", f"mlp v UCT-{uct}", "conv", "mlp truth", "conv",
                     "mlp seconds", "conv"],
                    [[it] + [x for k, v in mlp[it].items() for x in (v, conv.get(it, {}).get(k, ""))] for it in mlp])
-    # at equal seconds: each conv snapshot beside the MLP snapshot whose training time is nearest
+    # to compare at equal seconds, pair each conv snapshot with the MLP snapshot nearest in training time
     nearest = {it: min(mlp, key=lambda m: abs(mlp[m]["seconds"] - conv[it]["seconds"])) for it in keep}
     by_games = sum(conv[it]["search_truth"] > mlp[it]["search_truth"] for it in keep)
     by_seconds = sum(conv[it]["search_truth"] > mlp[nearest[it]]["search_truth"] for it in keep)
@@ -497,7 +497,7 @@ GUMBEL_BUDGETS = (4, 8)
 
 
 def gumbel_trainings(args):
-    """The Gumbel question's four trainings, begun now (see part_questions): {(algorithm, simulations): a Future}."""
+    """Start question 3's four trainings now (see part_questions); return their Futures and the iterations."""
     iterations, toy = (2, dict(games=10, steps=10)) if args.quick else (30, {})
     cfgs = {(a, sims): evaluate.ALGORITHMS[a].settings("connect4", simulations=sims, iterations=iterations, **toy)
             for sims in GUMBEL_BUDGETS for a in ("alphazero", "gumbel")}
@@ -506,7 +506,7 @@ def gumbel_trainings(args):
 
 
 def further_gumbel(args, begun):
-    """Part 3a's question in Connect Four: PUCT against Gumbel, trained with 4 and 8 simulations (gumbel_trainings')."""
+    """Question 3: PUCT against Gumbel in Connect Four (Part 3a's question), trained with 4 and 8 simulations."""
     (trainings, iterations), (n_tactical, _, uct) = begun, evaluate.part_2_sizes(args.quick)
     evaluate.progress(f"further: training PUCT and Gumbel, {GUMBEL_BUDGETS} simulations, {iterations} iterations each")
     nets = {run: training.result().nets[iterations] for run, training in trainings.items()}
@@ -532,9 +532,9 @@ def further_gumbel(args, begun):
 
 
 def losses_by_opening(scores, seed):
-    """Losses to the perfect player (play_match with opening 0) split by who opened: the agent (first in even
-    games), or the perfect player on the centre, a corner or an edge. The perfect player's opening in game i is its
-    first draw from that game's generator (the agent draws nothing), replayed here."""
+    """Count losses to the perfect player (play_match with opening 0) by who opened: the agent (first in even games),
+    or the perfect player on the centre, a corner or an edge. We replay the perfect player's opening in game i, its
+    first draw from that game's generator (the agent draws nothing)."""
     openings = {4: "centre"} | dict.fromkeys((0, 2, 6, 8), "corner") | dict.fromkeys((1, 3, 5, 7), "edge")
     split = dict.fromkeys(("agent first", "centre", "corner", "edge"), 0)
     for i, score in enumerate(scores):
@@ -551,8 +551,8 @@ def common_positions():
 
 
 def policy_measures(net):
-    """The raw policy over the 4,520 positions: its optimal-move fraction there and over the common positions, and
-    its blind spots: positions where its move worsens the exact outcome (a win to a draw or loss, a draw to a loss)."""
+    """Measure the raw policy on the 4,520 positions: its optimal-move fraction there and on the common positions, and
+    its blind spots, where its move worsens the exact outcome (a win to a draw or loss, a draw to a loss)."""
     positions, common = evaluate.tictactoe_positions(), {s.key() for s in common_positions()}
     moves = Agent(net, 0)(positions, [None] * len(positions))
     optimal = [m in evaluate.optimal_moves(s) for s, m in zip(positions, moves)]
@@ -567,7 +567,7 @@ WAYS = {"default": {}, "random openings 0.25": dict(random_openings=0.25), "no n
 
 
 def tictactoe_trainings(args):
-    """The tic-tac-toe questions' fifteen trainings, begun now (see part_questions): {(way, seed): a Future}, keep."""
+    """Start the tic-tac-toe questions' fifteen trainings now (see part_questions); return their Futures and `keep`."""
     keep, toy = ((1, 2), dict(games=10, simulations=10, steps=10)) if args.quick else ((5, 10, 20, 40), {})
     cfgs = {way: lab_settings("tictactoe", iterations=keep[-1], **toy, **changes) for way, changes in WAYS.items()}
     return {(way, seed): evaluate.POOLS["ahead"].submit(evaluate.train_one, "alphazero_plus", "tictactoe", cfgs[way],
@@ -576,8 +576,8 @@ def tictactoe_trainings(args):
 
 
 def tictactoe_measured(args, begun):
-    """Questions 4 and 5's tic-tac-toe networks (begun: tictactoe_trainings'), trained at Part 1's settings, measured:
-    by iteration, the raw policy's optimal-move fraction; at the last, its blind spots and each loss's opening."""
+    """Measure the networks of questions 4 and 5 (begun by tictactoe_trainings at Part 1's settings): the raw policy at
+    each kept iteration, and at the last the losses of the raw policy and search, split by opening."""
     (trainings, keep), n_games, labels = begun, 10 if args.quick else 100, ("policy", "search")
     runs, last = list(trainings), keep[-1]
     evaluate.progress(f"further: training tic-tac-toe {len(runs)} times, {len(WAYS)} ways x 3 seeds, {last} iterations")
@@ -597,7 +597,7 @@ def tictactoe_measured(args, begun):
             "n_common": n_common, "keep": keep, "n_games": n_games}
 
 
-def losses(m, run, label, opening=None):  # a network's losses to the perfect player: all, or after one opening
+def losses(m, run, label, opening=None):  # a network's losses to the perfect player, in all or after one opening
     split = m["final"][run][f"{label}_losses"]
     return sum(split.values()) if opening is None else split[opening]
 
@@ -657,7 +657,7 @@ def further_noise(args, m):
 
 
 def timed(title, measure, *args):
-    """measure(*args), its title first and its seconds after, kept in its result."""
+    """Run measure(*args) after printing its title, then print its seconds and keep them in its result."""
     start = time.time()
     evaluate.progress(f"further, {title}")
     result = measure(*args)
@@ -667,10 +667,10 @@ def timed(title, measure, *args):
 
 
 def part_questions(args):
-    """The lab's five questions, numbered as FURTHER.md numbers them, a table and an answer line each, after the
-    solver's check, on which the first three rest."""
-    # What needs no earlier result begins now, beside the rest, at a lower priority: the trainings of questions 3 to 5.
-    # The truth of Part 2's networks begins as its training keeps them.
+    """The lab's five questions, numbered as in FURTHER.md, each with a table and an answer line. The solver's check
+    comes first, because the first three rest on it."""
+    # The trainings for questions 3 to 5 need no earlier result, so they start now, at a lower priority.
+    # The truth of Part 2's networks is measured as its training keeps them.
     truth, gumbel, tictactoe = evaluate.Jobs(), gumbel_trainings(args), tictactoe_trainings(args)
     r = {"solver": timed("the solver's check: the exact Connect Four solver against a public perfect solver",
                          further_solver, args)}
@@ -692,13 +692,13 @@ def part_questions(args):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# A strong Connect Four player, trained from zero on two cores: the recipe's learning curve, then its final network
-# measured as `--checkpoint` measures one. The bars: on every benchmark set, search with 600 simulations errs no more
-# often than AlphaZero.jl's agent and the raw policy than minimax of depth 5; with 200 simulations it scores 0.95
-# against UCT-400 over 400 games; its training takes at most 6 times the lab's Part 2 training (python alphazero.py
-# --game connect4) on the same machine: a ratio, as a 2-core machine's speed changes from day to day by up to 2x.
+# A strong Connect Four player, trained from zero on two cores. We show the recipe's learning curve, then measure its
+# last network as `--checkpoint` would. The bars: on every benchmark set, search with 600 simulations errs no more
+# often than AlphaZero.jl's agent, and the raw policy no more than minimax of depth 5. With 200 simulations it scores
+# 0.95 against UCT-400 over 400 games. It trains in at most 6 times the lab's Part 2 training (python alphazero.py
+# --game connect4) on the same machine. It is a ratio because a 2-core machine's speed varies up to 2x between days.
 
-RECIPE_RATIO, DEEP_SIMULATIONS = 6, 200  # the training's limit, against the lab's; the simulations of the bars
+RECIPE_RATIO, DEEP_SIMULATIONS = 6, 200  # the training-time limit as a multiple of the lab's, and the bars' simulations
 
 
 def part_recipe(args):
@@ -706,7 +706,7 @@ def part_recipe(args):
     cfg = alphazero_plus.settings("connect4", **(dict(iterations=2, games=10, simulations=10, steps=10) if q else {}))
     last, deep, n = cfg["iterations"], 20 if q else DEEP_SIMULATIONS, REPORT_SIZES[q]
     keep = (1, 2) if q else (10, 20, 40, 80, last)
-    n_uct = min(n.v_uct, 100)  # the curve measured as the last network is, with 100 games against UCT
+    n_uct = min(n.v_uct, 100)  # the curve is measured like the last network, but with at most 100 games against UCT
     truths, v_uct = ("policy: truth", f"search {deep}: truth"), f"search {deep} v UCT-{n.uct}"
     errors = {"benchmark errors: policy": "policy", f"benchmark errors: search {deep}": f"search {deep}"}
     if (args.quick, args.seed) not in evaluate.PART_2:
@@ -720,7 +720,7 @@ def part_recipe(args):
         return {**truth_jobs(agent, (0, deep), n.truth, args.seed, n.truth_budget, f"{it}:"),
                 f"{it}:{v_uct}": Match("connect4", agent(deep), UCTPlayer(n.uct), n_uct, args.seed),
                 **benchmark_jobs(agent, positions, f"{it}:benchmark ", (0, deep))}
-    measures = evaluate.Jobs()  # the curve's measures begin as each network is kept, beside the training
+    measures = evaluate.Jobs()  # measure each network as soon as it is kept, while training goes on
     trained = evaluate.train_keeping("connect4", cfg, args.seed, keep, alphazero_plus, args.workers, lambda it, net:
                                      measures.add(curve_jobs(it, net)) if it != last else None)
     clock, seconds = trained.clock, trained.seconds
@@ -750,14 +750,14 @@ def part_recipe(args):
     met = lambda within: ", ".join(c.name for c in bars if c.within == within) or "none"
     answer(args, f"trained in {seconds:.0f} s wall, {seconds / lab_seconds:.1f} times the lab's Part 2 training "
           f"({lab_seconds:.0f} s on this machine); the bars met: {met(True)}; not met: {met(False)}")
-    alphazero_plus.save(trained.net, args.recipe, "connect4", cfg=cfg)  # (its weights and settings, not Adam's state)
+    alphazero_plus.save(trained.net, args.recipe, "connect4", cfg=cfg)  # weights and settings, not Adam's state
     return {"settings": cfg, "curve": curve, "clock": clock, "final": final, "bars": {c.name: c.within for c in bars},
             "checks": bars, "seconds_trained": round(seconds, 1), "lab_seconds": round(lab_seconds, 1)}
 
 
 def measure_checkpoint(args):
-    """connect4_report of a saved Connect Four network, searching as the algorithm that trained it searches."""
-    alphazero.load(args.checkpoint, "connect4", as_net=False)  # (another game's: refused in words)
+    """Run connect4_report on a saved Connect Four network, which searches as the algorithm that trained it."""
+    alphazero.load(args.checkpoint, "connect4", as_net=False)  # refuses another game's network in a one-line message
     net, game, algorithm, options = evaluate.load_any(args.checkpoint)
     return connect4_report(net, args.checkpoint, alphazero_plus.settings("connect4")["simulations"], args, algorithm,
                            **options)
@@ -774,12 +774,12 @@ def main():
     parser.add_argument("--replace", action="store_true", help="replace the recipe's network (see --json) if a file "
                         "holds one already")
     args = parser.parse_args()
-    read_positions(args.c4_positions)  # (before any work)
-    # the recipe's last network is saved beside the JSON once the part is done: further.json -> further_recipe.pt
-    # (further_recipe_quick.pt with --quick, so that a toy run never replaces a full run's network)
+    read_positions(args.c4_positions)  # check the file before any work
+    # The recipe's last network is saved beside the JSON when the part is done: further.json -> further_recipe.pt.
+    # With --quick it is further_recipe_quick.pt, so that a toy run never replaces a full run's network.
     args.recipe = os.path.splitext(args.json)[0] + ("_recipe_quick.pt" if args.quick else "_recipe.pt")
     recipe = args.part in ("recipe", "all") and not args.checkpoint
-    if recipe:  # claimed as a training claims its --out: locked (until this process ends), kept unless --replace
+    if recipe:  # claim it as a training claims --out: lock it until we exit, and keep it unless --replace
         plumbing.lock(args.recipe, "--json")
         if os.path.lexists(args.recipe) and not os.path.isfile(args.recipe) or os.path.isfile(args.recipe) and \
                 os.path.getsize(args.recipe) and not args.replace:

@@ -1,8 +1,8 @@
-"""The games: the rules of the four behind one small interface, the contract just below, written as code. Go's corner
-and the chess trap are the article's (UCT needs only `Game`); tic-tac-toe and Connect Four are the lab's (the network
-trainers need `NetworkGame` too). Rollouts take a state and a random.Random, play the game out on a copy and return
-the first player's result. Last, the terminal game: a human against an agent, and what the agent's search saw.
-Every algorithm file imports this one, for the rules, and nothing else of the project above its `# Plumbing` banner.
+"""The rules of four games behind one small interface, which the contract just below writes out as code. The article's
+Go corner and chess trap need only `Game`, all that UCT calls. The lab's tic-tac-toe and Connect Four are also a
+`NetworkGame`, as the network trainers need. A rollout plays a copy of a state out with a random.Random and returns the
+first player's result. Last come a terminal game against an agent and a printout of what the agent's search saw.
+Every algorithm file imports this one for the rules, and nothing else of the project above its `# Plumbing` banner.
 """
 import inspect
 import math
@@ -12,65 +12,65 @@ import numpy as np
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# The contract. A game is a class of small mutable states; these Protocols list what each part of the code calls.
-# Your own game follows them without inheriting from them (the README's Nim does); the trainers check it first.
+# The contract. A game is a class of small mutable states, and these Protocols list what each part of the code calls.
+# Your own game only has to match them, not inherit from them, as the README's Nim does. The trainers check this first.
 
 @runtime_checkable
 class Game(Protocol):
-    """What UCT (mcts.py) and PUCT (puct.py) need. A move is whatever legal_moves() lists."""
-    def copy(self) -> "Game": ...  # an independent state: playing on the copy leaves this one as it is
+    """What UCT (mcts.py) and PUCT (puct.py) call on a game. A move can be any object that legal_moves() lists."""
+    def copy(self) -> "Game": ...  # a separate state, so that playing on the copy leaves this one unchanged
     def legal_moves(self) -> list: ...  # the moves the player to move may make; empty once the game is over
-    def play(self, move) -> None: ...  # make `move` (one of legal_moves()) in place; the other player is then to move
+    def play(self, move) -> None: ...  # makes `move`, one of legal_moves(), in place; then the other player is to move
     def is_over(self) -> bool: ...
-    def first_to_move(self) -> bool: ...  # True when the first player (Black, White in chess, X, Connect Four's) moves
-    def result(self) -> float: ...  # once over: 1.0 if the first player won, 0.0 if they lost, 0.5 for a draw
-    def move_name(self, move) -> str: ...  # as printed in tables and typed in the terminal ("B1", "Qxd7", "a3", "4")
+    def first_to_move(self) -> bool: ...  # True if the first player moves next: Black in Go, White in chess, else X
+    def result(self) -> float: ...  # after the game ends: 1.0 if the first player won, 0.0 if they lost, 0.5 for a draw
+    def move_name(self, move) -> str: ...  # the name shown in tables and typed in the terminal: "B1", "Qxd7", "a3", "4"
 
 
 @runtime_checkable
 class NetworkGame(Game, Protocol):
-    """What the network trainers (alphazero.py, gumbel.py, alphazero_plus.py) need besides. The class is registered
-    in the trainer's GAMES, and its constructor, with no arguments, gives the start position. Moves are the
-    integers 0 .. n_actions - 1, so that the policy head has one output a move. Every game must end: self-play
-    plays on until it does."""
-    n_actions: int       # the policy's length
-    encoding_size: int   # the network's input length
-    def key(self) -> Hashable: ...  # the position, hashable: the cache of network outputs is keyed by it
-    def encode(self) -> np.ndarray: ...  # float32 of length encoding_size, the position seen by the player to move
+    """What the network trainers (alphazero.py, gumbel.py, alphazero_plus.py) need on top of `Game`. The class goes in
+    the trainer's GAMES, and calling it with no arguments gives the start position. Moves are the integers
+    0 .. n_actions - 1, so that the policy head has one output per move. Every game must end, because self-play plays
+    on until it does."""
+    n_actions: int       # the length of the policy
+    encoding_size: int   # the length of the network's input
+    def key(self) -> Hashable: ...  # the position in hashable form, the key of the cache of network outputs
+    def encode(self) -> np.ndarray: ...  # the position as the player to move sees it: float32 of length encoding_size
     @staticmethod
-    def encode_many(states) -> np.ndarray: ...  # float32 (len(states), encoding_size): encode() for a batch, at once
+    def encode_many(states) -> np.ndarray: ...  # encode() for a batch at once, shaped (len(states), encoding_size)
 
 
 @runtime_checkable
 class Mirrored(Protocol):
-    """Optional: a left-right symmetry, for --mirror 1 (twice the training data for free)."""
+    """Optional: a left-right symmetry, which --mirror 1 uses to double the training data for free."""
     @staticmethod
-    def mirror_encoding(x) -> np.ndarray: ...  # encode()'s output (one row or a batch) for the mirrored position
+    def mirror_encoding(x) -> np.ndarray: ...  # encode()'s output, one row or a batch, for the mirrored position
     @staticmethod
-    def mirror_policy(p) -> np.ndarray: ...  # a policy (or a batch) with each move's share on its mirror image's move
+    def mirror_policy(p) -> np.ndarray: ...  # a policy or a batch, with each move's share moved to its mirror image
 
 
 @runtime_checkable
 class Board(Protocol):
-    """Optional: encode() as 2 planes of board_shape, the mover's stones then the opponent's, for --net conv."""
+    """Optional, for --net conv: encode() gives 2 planes of board_shape, the mover's stones then the opponent's."""
     board_shape: tuple   # (rows, columns)
 
 
-# Also optional: __str__, the board as text, for playing in the terminal (--play).
+# Also optional: __str__, which draws the board as text for playing in the terminal (--play).
 
 
 def lacks(game, *protocols):
-    """The names the protocols list (Game's first) that `game`, a class or a state, does not have."""
+    """The names listed by the protocols that `game` (a class or a state) lacks, with Game's names first."""
     names = [name for protocol in protocols for base in reversed(protocol.__mro__)  # attributes, then methods
              for name in (*inspect.get_annotations(base), *vars(base)) if not name.startswith("_")]
     return [name for name in dict.fromkeys(names) if not hasattr(game, name)]
 
 
 def check_network_game(name, game, *optional):
-    """Before any training, in one line (ValueError): the names the trainers call that the game class lacks (the
-    optional ones asked for too), then its start position (game()), its key and encodings if they do not fit the
-    cache and the network (encode_many called on the class, as the search calls it), its moves if they do not fit the
-    policy."""
+    """Check a game class before any training, and raise a one-line ValueError at the first problem. The class must
+    have every name the trainers call (and the optional ones asked for); game() must give a start position; its key
+    and encodings must fit the cache and the network (encode_many is called on the class, as the search calls it);
+    and its moves must fit the policy."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
         raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py"
@@ -95,10 +95,10 @@ def check_network_game(name, game, *optional):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Go on a 7x7 board: the corner position of the article.
-# The board is a padded 1-D list (9 x 9 with an edge ring) so that neighbours are plain index offsets. Each group
-# is known by one of its stones (its head); its stones and its liberties are kept up to date move by move, so a
-# move's legality and its captures never need a flood fill.
+# Go on a 7x7 board, for the article's corner position.
+# The board is a padded 1-D list (9 x 9 with a ring of edge points) so that neighbours are plain index offsets. Each
+# group is known by one of its stones, its head. The group's stones and liberties are kept up to date move by move,
+# so finding a move's legality and its captures never needs a flood fill.
 
 SIZE, WIDTH = 7, 9
 EMPTY, BLACK, WHITE, EDGE = 0, 1, 2, 3
@@ -110,7 +110,7 @@ NEIGHBOURS = {p: [q for q in (p - WIDTH, p - 1, p + 1, p + WIDTH) if q in ON_BOA
 
 
 def go_point(name):
-    """'B1' -> padded index; 'pass' -> PASS."""
+    """Turn a point's name, such as 'B1', into its index on the padded board, and 'pass' into PASS."""
     if name.lower() == "pass":
         return PASS
     col, row = COLUMNS.index(name[0].upper()), int(name[1:])
@@ -123,7 +123,7 @@ class Go:
 
     def __init__(self, black=(), white=(), black_to_move=True):
         self.board = [EMPTY if p in ON_BOARD else EDGE for p in range(WIDTH * WIDTH)]
-        self.head = [0] * (WIDTH * WIDTH)  # head stone of the group at each point
+        self.head = [0] * (WIDTH * WIDTH)  # the head stone of the group at each point
         self.stones, self.libs = {}, {}    # head -> list of stones, head -> set of liberties
         self.to_move, self.ko, self.passes = BLACK if black_to_move else WHITE, None, 0
         for names, color in ((black, BLACK), (white, WHITE)):
@@ -145,7 +145,7 @@ class Go:
         return all(self.board[q] == color for q in NEIGHBOURS[p])
 
     def is_legal(self, p, color):
-        """Not ko, not suicide: legal if a neighbour is empty, a friendly group keeps another liberty, or a capture."""
+        """Not ko and not suicide: it needs an empty neighbour, a capture, or a friendly group with another liberty."""
         if self.board[p] != EMPTY or p == self.ko:
             return False
         for q in NEIGHBOURS[p]:
@@ -179,7 +179,7 @@ class Go:
         return PASS
 
     def _place(self, p, color):
-        """Put a stone down, merge it with friendly groups, take liberties from enemy groups; return captures."""
+        """Put a stone down, merge it with friendly groups and take liberties from enemy groups. Return the captures."""
         board, head, stones, libs = self.board, self.head, self.stones, self.libs
         board[p], head[p] = color, p
         stones[p], libs[p] = [p], {q for q in NEIGHBOURS[p] if board[q] == EMPTY}
@@ -225,7 +225,7 @@ class Go:
         self.to_move = 3 - self.to_move
 
     def area(self):
-        """Area score: stones plus empty regions that touch only one colour. Returns (black, white)."""
+        """Area score: each side's stones plus the empty regions that touch only its colour. Returns (black, white)."""
         score = {BLACK: 0, WHITE: 0, EMPTY: 0}
         seen = set()
         for p in POINTS:
@@ -268,7 +268,7 @@ def go_corner():
 
 
 def go_rollout(state, rng, max_moves=3 * SIZE * SIZE):
-    """Uniformly random moves that never fill the mover's own eye, to two passes or the cap; area score."""
+    """Play uniformly random moves that never fill the mover's own eye, to two passes or max_moves; score by area."""
     s = state.copy()
     for _ in range(max_moves):
         if s.passes >= 2:
@@ -278,7 +278,7 @@ def go_rollout(state, rng, max_moves=3 * SIZE * SIZE):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Chess: the article's trap, on python-chess (we never write chess move generation ourselves).
+# Chess, for the article's trap. python-chess gives the rules, so we never write chess move generation ourselves.
 
 CHESS_TRAP_FEN = "4r1k1/3n1ppp/8/8/8/8/5PPP/3Q2K1 w - - 0 1"
 PIECE_VALUES = {1: 1, 2: 3, 3: 3, 4: 5, 5: 9, 6: 0}  # chess.PAWN .. chess.KING
@@ -333,7 +333,7 @@ def material(board):
 
 
 def chess_rollout(state, rng, plies=6):
-    """`plies` uniformly random moves, then White's score: mate 1 or 0, other game ends 0.5, else by material."""
+    """Play `plies` random moves, then score for White: 1 or 0 for mate, 0.5 for any other end, else by material."""
     board = state.board.copy(stack=False)
     for ply in range(plies + 1):
         moves = list(board.legal_moves)
@@ -347,22 +347,22 @@ def chess_rollout(state, rng, plies=6):
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# Tic-tac-toe and Connect Four: AlphaZero's games. Moves are action indices 0..n_actions-1; both are bitboards.
+# Tic-tac-toe and Connect Four, the lab's AlphaZero games. Both are bitboards, and moves are 0..n_actions-1.
 
 TTT_LINES = [0b111 << (3 * r) for r in range(3)] + [0b1001001 << c for c in range(3)] + [0b100010001, 0b001010100]
 
 
 def mirror_columns(x, shape):
-    """The left-right mirror of x (one row or a batch), read as blocks of `shape` whose last axis is the columns."""
+    """Mirror x left to right, one row or a batch, read as blocks of `shape` whose last axis is the columns."""
     x = np.asarray(x)
     return x.reshape(x.shape[:-1] + shape)[..., ::-1].reshape(x.shape)
 
 
 class TicTacToe:
     """Cells 0..8, cell = 3*row + col with row 0 at the top. X moves first."""
-    n_actions, encoding_size, board_shape = 9, 18, (3, 3)  # encode(): 2 planes of board_shape, flattened
+    n_actions, encoding_size, board_shape = 9, 18, (3, 3)  # encode() gives 2 planes of board_shape, flattened
 
-    WINS = [any(b & line == line for line in TTT_LINES) for b in range(512)]  # for each set of stones: a line?
+    WINS = [any(b & line == line for line in TTT_LINES) for b in range(512)]  # True where the stones make a line
 
     def __init__(self):
         self.x, self.o = 0, 0
@@ -391,7 +391,7 @@ class TicTacToe:
     def encode(self):  # 18 floats: the mover's stones, then the opponent's
         return self.encode_many([self])[0]
     @staticmethod
-    def encode_many(states):  # in one numpy operation: the search encodes a batch of leaves at a time
+    def encode_many(states):  # one numpy operation, because the search encodes a batch of leaves at a time
         bits = np.array([(s.x, s.o) if s.first_to_move() else (s.o, s.x) for s in states], dtype=np.int64)
         return (bits[:, :, None] >> np.arange(9) & 1).reshape(len(states), 18).astype(np.float32)
     @staticmethod
@@ -409,12 +409,12 @@ class TicTacToe:
 
 
 class ConnectFour:
-    """6 rows x 7 columns; action = column 0..6 from the left. Bit 7*col + row, row 0 at the bottom; bit 6 of each
-    column stays empty so that a four is found with shifts of 1 (vertical), 7 (horizontal), 6 and 8 (diagonals)."""
-    n_actions, encoding_size, board_shape = 7, 84, (6, 7)  # encode(): 2 planes of board_shape, flattened
+    """6 rows by 7 columns; a move is a column, 0..6 from the left. Cell (col, row) is bit 7*col + row, row 0 at the
+    bottom. Bit 6 of a column stays empty, so shifts of 1 (vertical), 7 (horizontal), 6 and 8 (diagonal) find a four."""
+    n_actions, encoding_size, board_shape = 7, 84, (6, 7)  # encode() gives 2 planes of board_shape, flattened
 
     def __init__(self):
-        self.bits, self.heights, self.moves = [0, 0], [0] * 7, 0  # the two sides' stones, the columns' heights
+        self.bits, self.heights, self.moves = [0, 0], [0] * 7, 0  # each side's stones, and the height of each column
     def copy(self):
         s = ConnectFour.__new__(ConnectFour)
         s.bits, s.heights, s.moves = self.bits[:], self.heights[:], self.moves
@@ -445,10 +445,10 @@ class ConnectFour:
     def encode(self):  # 84 floats: the mover's stones, then the opponent's, each as 6x7 cells, top row first
         return self.encode_many([self])[0]
 
-    CELLS = np.array([7 * c + r for r in range(5, -1, -1) for c in range(7)], dtype=np.int64)  # bit of each cell
+    CELLS = np.array([7 * c + r for r in range(5, -1, -1) for c in range(7)], dtype=np.int64)  # the bit of each cell
 
     @classmethod
-    def encode_many(cls, states):  # in one numpy operation, as tic-tac-toe's
+    def encode_many(cls, states):  # one numpy operation, as in tic-tac-toe
         bits = np.array([(s.bits[s.moves % 2], s.bits[(s.moves + 1) % 2]) for s in states], dtype=np.int64)
         return (bits[:, :, None] >> cls.CELLS & 1).reshape(len(states), 84).astype(np.float32)
     @staticmethod
@@ -466,7 +466,7 @@ class ConnectFour:
 
 
 def random_rollout(state, rng):
-    """Uniformly random legal moves to the end of the game."""
+    """Play uniformly random legal moves to the end of the game."""
     s = state.copy()
     while not s.is_over():
         moves = s.legal_moves()
@@ -475,12 +475,12 @@ def random_rollout(state, rng):
 
 
 def connect4_rollout(state, rng):
-    """random_rollout for Connect Four, written out on the bare bitboards: the same random numbers play the same
-    game, about 2x as fast (UCT's rollouts are most of the time of evaluate.py's matches against UCT-400)."""
+    """random_rollout for Connect Four, written out on the bare bitboards. The same random numbers play the same game
+    about twice as fast, which matters because UCT's rollouts take most of evaluate.py's time against UCT-400."""
     if state.is_over():
         return state.result()
     bits, heights, moves = state.bits[:], state.heights[:], state.moves
-    columns = [c for c in range(7) if heights[c] < 6]  # kept up to date: a column leaves when it fills
+    columns = [c for c in range(7) if heights[c] < 6]  # the open columns; a column is removed when it fills
     while True:
         c = columns[int(rng.random() * len(columns))]
         mover = moves % 2
@@ -489,10 +489,10 @@ def connect4_rollout(state, rng):
         if heights[c] == 6:
             columns.remove(c)
         moves += 1
-        for shift in (1, 7, 6, 8):  # ConnectFour.has_four, written in: the call cost a fifth of the time
+        for shift in (1, 7, 6, 8):  # ConnectFour.has_four inlined, because the call cost a fifth of the time
             m = b & (b >> shift)
             if m & (m >> 2 * shift):
-                return 1.0 - mover  # the first player (mover 0) won: 1.0
+                return 1.0 - mover  # 1.0 if the first player (mover 0) won
         if moves == 42:
             return 0.5
 
@@ -502,11 +502,11 @@ ROLLOUTS = {"go": go_rollout, "chess": chess_rollout, "tictactoe": random_rollou
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# A human against an agent in the terminal, for any of these games or one of your own (its __str__ draws the board)
+# A human against an agent in the terminal, for any of these games or one of your own whose __str__ draws the board
 
 def play_in_terminal(state, agent, human_first=True):
-    """Play from `state`, the human's moves read from standard input (a script may type them), as the game names them
-    or in any case where that is unambiguous; agent(state, reply: the human's last move) prints and returns its move."""
+    """Play from `state`. The human types moves by name on standard input (a script may too), in either letter case
+    where that is unambiguous. agent(state, reply) gets the human's last move, and prints and returns its own."""
     reply = None
     print(f"you move {'first' if human_first else 'second'}; Ctrl-D or Ctrl-C to stop")
     while not state.is_over():
@@ -527,10 +527,10 @@ def play_in_terminal(state, agent, human_first=True):
 
 
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
-    """Print what the agent's search saw and return its move: each legal move's prior, visits and value, the move
-    played first, then the most visited. kept: the visits a subtree kept from the last search brought; proven(child):
-    the exact value of a child proven by MCTS-solver (1, 0 or -1 for whoever moves into it), else None."""
-    made = root.n - max(kept, 1)  # this search's simulations: a new root's expansion counts one visit; a proof stops it
+    """Print what the agent's search saw and return its move. Each legal move gets a row with its prior, visits and
+    value, the move played first and then the most visited. kept is how many visits the root kept from the last search.
+    proven(child) is a child's exact value if MCTS-solver proved it (1, 0 or -1 for whoever moves there), else None."""
+    made = root.n - max(kept, 1)  # this search's simulations: a new root's expansion is a visit, and a proof may end it
     print(f"the agent searched {made}{f' of {n_simulations}' * (made < n_simulations)} simulations"
           + f" on the {kept} visit{'s' * (kept > 1)} it kept" * bool(kept) + ":" if n_simulations else
           "the raw policy (no search):")

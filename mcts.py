@@ -21,10 +21,10 @@ class Node:
 
 
 def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
-    """Grow a tree from root_state (left as it is) by n_simulations of select, expand, simulate, back up; return its
-    root (best_move(root) is the move to play). rollout(state, rng) plays out a copy it may change, with rng a
-    random.Random, and returns the first player's result in [0, 1]; c weighs exploration against the averages;
-    on_step(t, root) runs after each simulation, to watch the search grow."""
+    """Grow a tree from root_state, which is left unchanged, by n_simulations of select, expand, simulate and back up.
+    Return the root; best_move(root) is the move to play. rollout(state, rng) plays out a copy that it may change,
+    using rng, a random.Random, and returns the first player's result in [0, 1]. c weighs exploration against the
+    averages. on_step(t, root), if given, runs after each simulation so that a caller can watch the search grow."""
     rng = random.Random(seed)
     root = Node(root_state)
     for t in range(1, n_simulations + 1):
@@ -47,10 +47,10 @@ def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
         # 3. Simulate: finish the game with random moves
         result = rollout(state, rng)
 
-        # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-        #    the player who moved into it (its parent's player to move), so that the parent picks the child
-        #    with the best Q = W / N for itself. `result` is the first player's, so a node whose move the
-        #    second player made adds 1 - result instead.
+        # 4. Back up: every node on the path counts a visit and adds the result to W, as seen by the player
+        #    who moved into it. That player is the parent's player to move, so the parent picks the child with
+        #    the best Q = W / N for itself. `result` is the first player's, so a node that the second player
+        #    moved into adds 1 - result instead.
         while node is not None:
             node.n += 1
             node.w += result if node.first_moved else 1 - result
@@ -62,9 +62,9 @@ def uct_search(root_state, rollout, n_simulations, c=1.0, seed=0, on_step=None):
 
 
 def uct_score(child, log_n, c):
-    """UCT's select rule (Kocsis and Szepesvari 2006): Q + c sqrt(ln N(parent) / N), with log_n = ln N(parent) and
-    Q = W / N for the player who made the child's move. Every child has a visit by then: a node is descended through
-    only once each of its moves has a child."""
+    """UCT's select rule (Kocsis and Szepesvari 2006): Q + c sqrt(ln N(parent) / N), where log_n = ln N(parent) and
+    Q = W / N is the child's average for the player who made its move. N is never 0 here, because the search descends
+    through a node only once each of its moves has a child, and a child gets its first visit when it is made."""
     return child.w / child.n + c * math.sqrt(log_n / child.n)
 
 
@@ -74,7 +74,7 @@ def best_move(root):
 
 
 def flat_monte_carlo(state, rollout, n_per_move, seed=0):
-    """Brügmann's flat Monte Carlo: the mean rollout result, for the player to move, after each legal move."""
+    """Brügmann's flat Monte Carlo (1993): the mean rollout result after each legal move, for the player to move."""
     rng = random.Random(seed)
     scores = {}
     for move in state.legal_moves():
@@ -91,8 +91,8 @@ import signal  # noqa: E402
 
 
 def track_lead(move, every=100):
-    """An on_step callback that records from which simulation `move` is the most visited for good, and its share
-    of the visits every `every` simulations."""
+    """Make an on_step callback that records the simulation from which `move` stays the most visited, and the move's
+    share of the visits every `every` simulations."""
     record = {"lead_from": None, "share": {}}
 
     def on_step(t, root):
@@ -113,7 +113,7 @@ def print_visits(state, root, top=6):
 
 
 def number(lo, hi, kind=int):
-    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
+    """An argparse type for a number from lo to hi, whole if kind is int; anything else gets a one-line error."""
     def parse(text):
         with contextlib.suppress(ValueError):
             if lo <= kind(text) <= hi:
@@ -123,10 +123,10 @@ def number(lo, hi, kind=int):
 
 
 if __name__ == "__main__":
-    for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` ends the output without a traceback, and Ctrl-C ends it
-        signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
+    for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` cuts the output without a traceback, and Ctrl-C stops
+        signal.signal(stop, signal.SIG_DFL)  # the run at once, because a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # a one-line error and exit status 1
     parser.add_argument("--game", choices=list(games.GAMES), default="go", help="which position to search (default go)")
     parser.add_argument("--simulations", type=number(1, 10**7), default=5000, help="simulations (default 5000)")
     parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="the search's seed (default 0)")
@@ -139,7 +139,7 @@ if __name__ == "__main__":
         parser.error("--flat is for --game chess: only there does flat Monte Carlo run beside UCT")
     c = args.c if args.c is not None else 0.7 if args.game == "chess" else 1.0
     state, rollout, b1 = games.GAMES[args.game](), games.ROLLOUTS[args.game], games.go_point("B1")
-    print(f"{state}\n{dict(go='Black', chess='White').get(args.game, 'X')} to move")  # each start: the first player's
+    print(f"{state}\n{dict(go='Black', chess='White').get(args.game, 'X')} to move")  # the first player is to move
     on_step, record = track_lead(b1) if args.game == "go" else (None, None)
     start = time.process_time()
     root = uct_search(state, rollout, args.simulations, c=c, seed=args.seed, on_step=on_step)
@@ -148,7 +148,7 @@ if __name__ == "__main__":
     print_visits(state, root)
     print(f"best move: {state.move_name(best_move(root))}")
     if args.game == "go":
-        share, lead = record["share"], record["lead_from"]  # (under 100 simulations: no share on the way, the last)
+        share, lead = record["share"], record["lead_from"]  # under 100 simulations, print only the final share
         spark = "".join("▁▂▃▄▅▆▇█"[min(7, int(v * 8))] for v in share.values())
         shares = "  ".join(f"{t}: {share[t]:.0%}" for t in (100, 200, 500, 1000, 2000, 5000) if t in share)
         last = sum(ch.n for ch in root.children if ch.move == b1) / args.simulations

@@ -1,6 +1,5 @@
-"""The figures: the tables of evaluate.py and further.py drawn as the curves they are, the documents' numbers beside ours
-where they have some, from the JSON the reports write (matplotlib imported here only): a function a part, from its
-numbers to {file name: figure}.
+"""Draw the tables of evaluate.py and further.py as figures, from the JSON they write, with the documents' numbers
+beside ours where they give some. Each part has a function that turns its numbers into {file name: figure}.
 
     python plots.py evaluate.json further.json --plots figures     # redraw a finished run's figures
 """
@@ -17,7 +16,7 @@ import numpy as np
 import plumbing
 
 
-def pyplot():  # matplotlib.pyplot on the non-interactive backend (files only, no window: it works over SSH)
+def pyplot():  # matplotlib.pyplot on the Agg backend, which draws to files without a window and so works over SSH
     try:
         import matplotlib
     except ImportError:
@@ -27,21 +26,21 @@ def pyplot():  # matplotlib.pyplot on the non-interactive backend (files only, n
     return plt
 
 
-def figure(title, rows=1, columns=1, size=(11, 4.2), **options):  # a figure with its title, and its axes
+def figure(title, rows=1, columns=1, size=(11, 4.2), **options):  # a new figure with a title, and its axes
     fig, axes = pyplot().subplots(rows, columns, figsize=size, **options)
     fig.suptitle(title)
     return fig, axes
 
 
 def finish(ax, legend=None, small=False, **settings):
-    """The axes' labels, limits, scales and ticks (ax.set: xticks=, then xticklabels=), then its legend at `legend`."""
+    """Set the axes' labels, limits, scales and ticks (give xticks= before xticklabels=), then draw the legend."""
     ax.set(**settings)
     ax.legend(loc=legend, fontsize="small" if small else None)
 
 
 def beside(ax, xs, ours, theirs, label, color):
-    """Our numbers as dots, one for each seed at each x (ours holds a list for each x), and a line through their
-    medians; the lab's, where it has one, as hollow squares of the same colour."""
+    """Plot ours as a dot for each seed at each x (ours holds a list for each x) and a line through their medians, and
+    the lab's numbers, where it has them, as hollow squares of the same colour."""
     seeds = len(ours[0])
     ax.plot(xs, [statistics.median(at) for at in ours], "-", color=color,
             label=f"{label}: ours" + f" (the median of {seeds} seeds)" * (seeds > 1))
@@ -52,11 +51,11 @@ def beside(ax, xs, ours, theirs, label, color):
         ax.plot(*zip(*known), "s", color=color, markerfacecolor="none", markersize=9, label=f"{label}: the lab's")
 
 
-def by_number(d):  # a JSON object whose keys are numbers (iterations, simulations), with int keys, in order
+def by_number(d):  # JSON keys are strings: turn the number keys (iterations, simulations) back into ints
     return {int(k): v for k, v in d.items()}
 
 
-def by_seed(ours):  # {seed: {x: a number or record}} turned round: {x (an int): [the number or record of each seed]}
+def by_seed(ours):  # turn {seed: {x: value}} round into {x (an int): [the value of each seed]}
     runs = [by_number(run) for run in ours.values()]
     return {x: [run[x] for run in runs] for x in runs[0]}
 
@@ -107,7 +106,7 @@ def plot_part_1(r):
     lab = by_number(r["lab"])
     fig, (left, right) = figure(f"Lab, Part 1: AlphaZero on tic-tac-toe, the raw policy and search with "
                                 f"{r['simulations']} simulations", 1, 2)
-    rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
+    rows = by_seed(r["ours"])  # {iteration: [a record for each seed]}
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
             beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
@@ -117,9 +116,9 @@ def plot_part_1(r):
     return {"lab_part_1": fig}
 
 
-def by_simulations(title, ours, lab, label, even=False, **settings):  # a score by simulations, 0 drawn at 1 (log x)
+def by_simulations(title, ours, lab, label, even=False, **settings):  # a log x axis, with 0 simulations drawn at 1
     fig, ax = figure(title, size=(7, 4.2))
-    xs = [max(s, 1) for s in ours]  # (ours: {simulations: [a score a seed]})
+    xs = [max(s, 1) for s in ours]  # ours is {simulations: [a score for each seed]}
     beside(ax, xs, list(ours.values()), [lab.get(s) for s in ours], label, "C0")
     if even:
         ax.axhline(0.5, ls=":", color="grey", label="even")
@@ -132,11 +131,11 @@ def plot_part_2(r):
     lab = by_number(r["lab"])
     fig, ax = figure(f"Lab, Part 2: AlphaZero on Connect Four, against random, tactical and UCT-{r['uct']}",
                      size=(10, 4.8))
-    rows = by_seed(r["ours"])  # {iteration: [a record a seed]}
+    rows = by_seed(r["ours"])  # {iteration: [a record for each seed]}
     for k, field in enumerate(next(iter(rows.values()))[0]):
         beside(ax, list(rows), [[row[field] for row in at] for at in rows.values()],
                [lab[it][field] if it in lab else None for it in rows], field.replace("_", " "), f"C{k}")
-    finish(ax, small=True, xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
+    ax.set(xlabel="iteration", ylabel="score (win 1, draw 1/2)", ylim=(-0.02, 1.02))
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")  # beside the dots, not over them
     return {"lab_part_2": fig, "lab_part_2_more_search": by_simulations(
         f"Lab, Part 2: the final network with more search, against UCT-{r['uct']}", by_seed(r["more_search"]),
@@ -145,8 +144,8 @@ def plot_part_2(r):
 
 
 def plot_part_3a(r):
-    """The lab's six rows (PUCT and Gumbel, its seeds 0-2), each beside ours at the seeds that stand for it: counting
-    from the run's first seed, the lab's seed i stands beside our seeds i, i + 3, i + 6, and so on."""
+    """The lab's six rows (PUCT and Gumbel, its seeds 0-2), each beside our seeds that stand for it. Counting from the
+    run's first seed, the lab's seed i stands beside our seeds i, i + 3, i + 6, and so on."""
     first, labels = min(int(label.split()[-1]) for label in r["ours"]), list(r["lab"])
     group = {name: [row for label, row in r["ours"].items() if label.split()[0] == name.split()[0] and
                     (int(label.split()[-1]) - first) % 3 == int(name[-1])] for name in labels}
@@ -155,7 +154,7 @@ def plot_part_3a(r):
     x = np.arange(len(labels))
     for k, who in enumerate(("policy", "search")):
         for ax, field in ((left, f"{who}_optimal"), (right, f"{who}_losses")):
-            at = x + (k - 0.5) * 0.3  # the policy's left of each label, the search's right
+            at = x + (k - 0.5) * 0.3  # the policy's dots left of each label, the search's right
             ax.plot([a for a, name in zip(at, labels) for _ in group[name]],
                     [row[field] for name in labels for row in group[name]], "o", color=f"C{k}", label=f"{who}: ours")
             ax.plot(at, [r["lab"][name][field] for name in labels], "s", color=f"C{k}", markerfacecolor="none",
@@ -170,8 +169,8 @@ def plot_part_3a(r):
 
 
 def plot_part_3b(r):
-    ours = by_seed(r["ours"])  # (0.2 to 0.8, or wider where a score falls outside: --quick's few games)
-    scores = [x for at in ours.values() for x in at]
+    ours = by_seed(r["ours"])
+    scores = [x for at in ours.values() for x in at]  # the y axis spans 0.2 to 0.8, or more if a score lies outside
     return {"lab_part_3b": by_simulations(
         "Lab, Part 3b: Gumbel against PUCT search with the same Connect Four network and budget", ours,
         by_number(r["lab"]), "Gumbel's score", even=True, xlabel="simulations each",
@@ -186,8 +185,7 @@ def plot_questions(r):
     ax.plot(iterations, [t["policy"]["fraction"] for t in rows], "o--", color="C0", label="raw policy: the truth")
     ax.plot(iterations, [t["search"]["fraction"] for t in rows], "o-", color="C0", label="search: the truth")
     ax.plot(iterations, [t["search_v_uct"] for t in rows], "s-", color="C1", label="search: score against UCT")
-    finish(ax, xlabel="Part 2's iteration", ylabel="fraction of moves keeping the exact outcome; score",
-           ylim=(0, 1.02))
+    finish(ax, xlabel="Part 2's iteration", ylabel="fraction of moves keeping the exact outcome; score", ylim=(0, 1.02))
 
     fig, (by_games, by_seconds) = figures["further_conv_v_mlp"] = figure(
         "Going further: a convolutional network against the lab's MLP, per game and per second", 1, 2, sharey=True)
@@ -210,7 +208,7 @@ def plot_questions(r):
     finish(ax, xticks=x, xticklabels=[m.replace("_", " ") for m in measures],
            ylabel="score; fraction keeping the exact outcome", ylim=(0, 1))
 
-    ttt, way = r["tictactoe"], lambda key: key.rsplit(" seed ", 1)[0]  # "no noise seed 1" -> "no noise"
+    ttt, way = r["tictactoe"], lambda key: key.rsplit(" seed ", 1)[0]  # "no noise seed 1" becomes "no noise"
     ways = list(dict.fromkeys(map(way, ttt["curves"])))  # in the order they ran
     fig, (curves, spots) = figures["further_tictactoe"] = figure(
         "Going further in tic-tac-toe: random openings, and what noise and temperature do", 1, 2, (12, 4.2))
@@ -263,11 +261,10 @@ PLOTS = {"blog": plot_blog, "1": plot_part_1, "2": plot_part_2, "3a": plot_part_
          "questions": plot_questions, "recipe": lambda r: dict(plot_recipe(r), further_benchmark_recipe=plot_benchmark(
              "the recipe's network", r["final"]["benchmark"], r["final"]["theirs"])),
          "checkpoint": lambda r: {"further_benchmark_checkpoint": plot_benchmark("the network", r["benchmark"],
-                                                                                  r["theirs"])}
-         if "benchmark" in r else {}}  # (further.py's --checkpoint; evaluate.py's has no figure)
+                                  r["theirs"])} if "benchmark" in r else {}}  # only further.py's --checkpoint has one
 
 
-def folder(path):  # before any work: can the figures be drawn into path (matplotlib there, the folder made)?
+def folder(path):  # called before any work, so that a missing matplotlib or a bad folder stops the run at once
     pyplot()
     try:
         os.makedirs(path, exist_ok=True)
@@ -276,8 +273,8 @@ def folder(path):  # before any work: can the figures be drawn into path (matplo
 
 
 def draw(paths, out):
-    """Every figure of the parts in the JSON files `paths` (null read as nan: a fraction of none), a PNG each in the
-    folder `out` (plumbing.write_atomic)."""
+    """Draw every figure of the parts in the JSON files `paths` into the folder `out`, a PNG each. JSON's null is read
+    as nan, a fraction of nothing."""
     folder(out)
     plt, drawn = pyplot(), []
     for path in paths:
@@ -290,7 +287,7 @@ def draw(paths, out):
             raise ValueError(f"cannot read {path} as evaluate.py's or further.py's JSON: {e}") from None
         try:
             figures = [item for part, r in results.items() if part in PLOTS for item in PLOTS[part](r).items()]
-        except (KeyError, TypeError) as e:  # (a JSON of an older version of the scripts)
+        except (KeyError, TypeError) as e:  # a JSON from an older version of the scripts
             raise ValueError(f"{path} lacks {e}, which the figures need: run its parts again to draw them") from None
         for name, fig in figures:
             fig.savefig(png := io.BytesIO(), dpi=90, bbox_inches="tight")
@@ -302,7 +299,7 @@ def draw(paths, out):
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, status 1
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
     parser.add_argument("json", nargs="+", help="JSON files that evaluate.py or further.py wrote")
     parser.add_argument("--plots", metavar="DIR", required=True, help="the folder of the PNGs")
     args = parser.parse_args()

@@ -95,7 +95,6 @@ def unlock(path):
 
 # Checkpoints: plain dicts, loaded with weights_only=True so that a file from someone else cannot run code; anything
 # not ours is refused in words.
-
 def read_checkpoint(path, game=None, known=None):
     try:
         ckpt = torch.load(path, weights_only=True) if os.path.isfile(path) or not os.path.lexists(path) else None
@@ -118,7 +117,6 @@ def read_checkpoint(path, game=None, known=None):
 
 # The Run that train() is handed (workers=1: this process alone; out=None: nothing saved). `with run:` claims out and
 # starts the workers; however the training ends, it ends them, puts the caller's threads back, notes what out holds.
-
 class Run:
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, flags=False, nice=0):
         self.workers, self.out, self.resume, self.replace, self.log, self.flags, self.nice = \
@@ -198,7 +196,6 @@ class Run:
 
 # A script's end: one line with what was saved, whatever stops it, and a second stop while it ends is ignored. Status 1
 # is an error, 128 + the signal a stop, 141 a reader gone. A ValueError of code not ours (one's game) keeps its trace.
-
 def run_main(work):
     ours = {f"{n}.py" for n in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
     def stop(signum, frame):
@@ -229,7 +226,6 @@ def run_main(work):
 
 
 # The flags: one for each setting, and every refusal one line before any work.
-
 def check_settings(settings, cfg):  # every setting ({name: Setting}) in cfg, each in its range, or a ValueError
     for key in [*cfg, *settings]:
         s, value = settings.get(key), cfg.get(key, "missing")
@@ -271,7 +267,7 @@ def command_line(doc, settings, game_settings, games, default, plays):
     parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
-    trains = [f"--{k.replace('_', '-')}" for k in [*settings, "out", "resume", "replace"] if k not in plays and
+    trains = [f"--{k}".replace("_", "-") for k in [*settings, "out", "resume", "replace"] if k not in plays and
               getattr(args, k) is not None]  # (the flags given that --play never reads)
     if args.resume and args.replace or args.simulations == 0 and not args.play or args.play and trains:
         parser.error("choose one of --resume and --replace" if args.replace and args.resume else

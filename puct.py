@@ -1,5 +1,5 @@
-"""PUCT: Part 2 of the article. mcts.py with a network's priors in the select step and its value in place of the
-rollout. The "network" here is a stand-in: uniform priors, or priors leaning on one move, and one rollout as value.
+"""PUCT, Part 2 of the article: mcts.py with a network's priors in the select step and its value in place of the
+rollout. The "network" here is a stand-in: uniform priors, or priors leaning on one move, and one rollout as its value.
 
     python puct.py              # uniform priors against priors leaning 0.5 on B1, 1,000 simulations each
     python puct.py --seeds 4    # the same for seeds 0..3
@@ -22,10 +22,10 @@ class Node:
 
 
 def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
-    """Grow a tree from root_state (left as it is) by n_simulations of select, expand, evaluate, back up; return its
-    root (best_move(root) is the move to play, visit_policy(root) the training label). network(state) returns
-    ({legal move: prior}, the first player's result in [0, 1]), and for a finished game no priors and its result;
-    c_puct weighs the priors against the averages; on_step(t, root) runs after each simulation."""
+    """Grow a tree from root_state, which is left unchanged, by n_simulations of select, expand, evaluate and back up.
+    Return the root; best_move(root) is the move to play and visit_policy(root) the training label. network(state)
+    returns ({legal move: prior}, the first player's result in [0, 1]), or no priors and the result for a finished
+    game. c_puct weighs the priors against the averages. on_step(t, root), if given, runs after each simulation."""
     root = Node(not root_state.first_to_move())
     for t in range(1, n_simulations + 1):
         node, state = root, root_state.copy()
@@ -43,11 +43,11 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
 
         # 3. Evaluate: the same call scored the position, so there is no rollout
 
-        # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-        #    the player who moved into it (its parent's player to move), so that the parent picks the child
-        #    with the best Q = W / N for itself. `result` is the first player's, so a node whose move the
-        #    second player made adds 1 - result instead. An unvisited child counts Q = 0: on this scale of
-        #    [0, 1] a loss (on alphazero.py's [-1, 1], a draw).
+        # 4. Back up: every node on the path counts a visit and adds the result to W, as seen by the player
+        #    who moved into it. That player is the parent's player to move, so the parent picks the child with
+        #    the best Q = W / N for itself. `result` is the first player's, so a node that the second player
+        #    moved into adds 1 - result instead. An unvisited child counts Q = 0, which is a loss
+        #    on this [0, 1] scale (and a draw on alphazero.py's [-1, 1]).
         while node is not None:
             node.n += 1
             node.w += result if node.first_moved else 1 - result
@@ -59,9 +59,9 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
 
 
 def puct_score(child, sqrt_n, c_puct):
-    """PUCT's select rule (Rosin 2011's formula as AlphaGo Zero and AlphaZero use it: Silver et al. 2017, 2018):
-    Q + c_puct P sqrt(N(parent)) / (1 + N), with sqrt_n = sqrt(N(parent)), P the child's prior and Q = W / N for
-    the player who made its move, 0 for an unvisited child (on this scale of [0, 1], a loss)."""
+    """PUCT's select rule: Rosin's (2011) formula in the form AlphaGo Zero and AlphaZero use (Silver et al. 2017, 2018),
+    Q + c_puct P sqrt(N(parent)) / (1 + N). Here sqrt_n = sqrt(N(parent)), P is the child's prior, and Q = W / N is
+    the child's average for the player who made its move, or 0 for an unvisited child (a loss on this [0, 1] scale)."""
     return (child.w / child.n if child.n else 0.0) + c_puct * child.prior * sqrt_n / (1 + child.n)
 
 
@@ -71,7 +71,7 @@ def best_move(root):
 
 
 def visit_policy(root, tau=1.0):
-    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau); tau = 0 puts everything on the most visited."""
+    """The training label pi(a) = N(a)^(1/tau) / sum_b N(b)^(1/tau). tau = 0 puts all of it on the most visited move."""
     if tau == 0:
         return {ch.move: float(ch.move == best_move(root)) for ch in root.children}
     weights = {ch.move: ch.n ** (1 / tau) for ch in root.children}
@@ -80,15 +80,15 @@ def visit_policy(root, tau=1.0):
 
 
 def rollout_network(rollout, hint=None, weight=0.5, seed=0):
-    """A stand-in for the policy-value network: uniform priors, with `weight` of the mass moved onto `hint` where
-    it is legal; the value is one rollout. A finished game gets no priors and its exact result."""
+    """A stand-in for the policy-value network. Its priors are uniform, except that `weight` of the mass moves onto
+    `hint` where it is legal, and its value is one rollout. A finished game gets no priors and its exact result."""
     rng = random.Random(seed)
 
     def network(state):
         if state.is_over():
             return {}, state.result()
         moves = state.legal_moves()
-        rng.shuffle(moves)  # equal priors: let chance, not board order, decide which is tried first
+        rng.shuffle(moves)  # with equal priors, chance rather than board order decides which move is tried first
         lean = weight if hint in moves else 0.0
         priors = {move: (1 - lean) / len(moves) + (lean if move == hint else 0.0) for move in moves}
         return priors, rollout(state, rng)
@@ -101,8 +101,8 @@ import signal  # noqa: E402
 
 
 def track_lead(move, every=100):
-    """An on_step callback that records from which simulation `move` is the most visited for good, and its share
-    of the visits every `every` simulations."""
+    """Make an on_step callback that records the simulation from which `move` stays the most visited, and the move's
+    share of the visits every `every` simulations."""
     record = {"lead_from": None, "share": {}}
 
     def on_step(t, root):
@@ -123,7 +123,7 @@ def print_visits(state, root, top=6):
 
 
 def number(lo, hi, kind=int):
-    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
+    """An argparse type for a number from lo to hi, whole if kind is int; anything else gets a one-line error."""
     def parse(text):
         with contextlib.suppress(ValueError):
             if lo <= kind(text) <= hi:
@@ -133,10 +133,10 @@ def number(lo, hi, kind=int):
 
 
 if __name__ == "__main__":
-    for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` ends the output without a traceback, and Ctrl-C ends it
-        signal.signal(stop, signal.SIG_DFL)  # at once: a search has nothing to save
+    for stop in (signal.SIGPIPE, signal.SIGINT):  # `| head` cuts the output without a traceback, and Ctrl-C stops
+        signal.signal(stop, signal.SIG_DFL)  # the run at once, because a search has nothing to save
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # bad input: one line, exit status 1
+    parser.error = lambda message: sys.exit(f"{parser.prog}: error: {message}")  # a one-line error and exit status 1
     parser.add_argument("--simulations", type=number(2, 10**7), default=1000,
                         help="simulations per search; the first expands the root (default 1000)")
     parser.add_argument("--seed", type=number(0, 2**32 - 1), default=0, help="the rollouts' seed (default 0)")

@@ -1,13 +1,12 @@
 """The whole test suite: python -m pytest -q -n 2 test_all.py, from this folder or any other (the scripts, the README
 and the data are found beside this file).
 
-Truth comes from outside the code under test: known counts, hand-checked positions, geometry, exact solutions, and
-small runs whose outcome is certain. Each file's tests are in its own section, in the order the files are read
-(games.py, mcts.py, puct.py, alphazero.py, gumbel.py, alphazero_plus.py; then plumbing.py, each guarantee tested by
-causing its fault; evaluate.py; further.py), then the command lines as a user runs them; within a section, the
-formulas worked by hand first, then the behaviour. The suite runs on two processes (pytest-xdist's -n 2): the longest
-tests, which run scripts (see ran), beside the rest. No test asserts a time: a wait has a bound that only catches a
-hang, and a test that reaches it fails naming what it waited for.
+Truth comes from outside the code under test: known counts, hand-checked positions, geometry, exact solutions, and small
+runs whose outcome is certain. Each file's tests are in its own section, in the order the files are read (games.py,
+mcts.py, puct.py, alphazero.py, gumbel.py, alphazero_plus.py; then plumbing.py, each guarantee tested by causing its
+fault; evaluate.py; further.py), then the command lines as a user runs them; within a section, the formulas worked by
+hand first, then the behaviour. No test asserts a time: a wait has a bound that only catches a hang, and a test that
+reaches it fails naming what it waited for.
 """
 
 import argparse
@@ -97,12 +96,9 @@ def ended(p, seconds=600):
 
 
 def exit_message(*argv):
-    """A script's command line run in this process, up to its sys.exit (no new Python to start): what it exits with.
-    The script is found in the repository's folder, whatever the folder the tests run from. sys.exit(text) prints the
-    text to stderr and exits with status 1; test_a_script_exits_with_one_line_and_status_1 checks that once as a user
-    sees it."""
+    """A script's command line run in this process (found beside this file) up to its sys.exit: what it exits with.
+    sys.exit(text) prints text to stderr, status 1, as test_a_script_exits_with_one_line_and_status_1 checks."""
     import runpy
-    import signal
     saved, handlers = sys.argv, {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
                                                                          signal.SIGPIPE)}
     sys.argv, mask = list(argv), signal.pthread_sigmask(signal.SIG_BLOCK, [])
@@ -119,9 +115,8 @@ def exit_message(*argv):
 
 
 def read_lines(p, enough, seconds=120):
-    """The whole lines a script started with stdout=PIPE prints, read from the pipe itself until enough(lines) or
-    its end; one that does neither within `seconds` is killed and fails the test (a hang must not stall the suite).
-    What follows stays in the pipe, for communicate()."""
+    """The whole lines a script started with stdout=PIPE prints, read from the pipe until enough(lines) or its end (the
+    rest stays there, for communicate()); a script that does neither within `seconds` is killed and fails the test."""
     fd, data, deadline = p.stdout.fileno(), b"", time.time() + seconds
     while True:
         lines = data.decode(errors="replace").splitlines(keepends=True)
@@ -143,16 +138,11 @@ def constant_net(n_actions, value):
 
 
 def zeroed(net):
-    """Every weight and bias 0: the same output for every position, so every legal move gets the same prior and the
-    raw policy takes the first of them, the lowest."""
+    """Every weight and bias 0: every legal move the same prior, so the raw policy takes the first, the lowest."""
     with torch.no_grad():
         for p in net.parameters():
             p.zero_()
     return net
-
-
-def torch_equal(x, y):
-    return bool((x == y).all())
 
 
 def connect4(columns):
@@ -165,8 +155,7 @@ def connect4(columns):
 
 def picture(s):
     """The board as rows of X, O and '.', top row first, read from the bits as games.ConnectFour's docstring lays them
-    out (bit 7 * column + row, row 0 at the bottom; the first player's stones in bits[0]): not through the game's own
-    __str__."""
+    out (bit 7 * column + row, row 0 at the bottom; the first player's in bits[0]), not through the game's __str__."""
     return [" ".join("X" if s.bits[0] >> (7 * c + r) & 1 else "O" if s.bits[1] >> (7 * c + r) & 1 else "."
                      for c in range(7)) for r in range(5, -1, -1)]
 
@@ -186,15 +175,13 @@ def has_four_drawn(rows, mark):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Scripts. A test that runs scripts, and then reads what they printed and wrote, names them (scripts(folder) ->
-# [Script, ...], folder: a folder of their own) and runs them with ran(), one after another, 10 minutes each at most
-# (a hang fails its test, never stalls the suite). The longest tests are such ones (evaluate.py --quick, further.py
+# Scripts. A test that runs scripts names them (scripts(folder) -> [Script, ...], in a folder of their own) and runs
+# them in order with ran(), 10 minutes each at most. The longest tests are such ones (evaluate.py and further.py
 # --quick): pytest-xdist (-n 2, as the README's command says) runs them beside the rest, on the other core.
 
 
 class Script(typing.NamedTuple):
-    """A script a test runs: a label, its arguments (the script's path first), the folder it runs in (None: the
-    repository's), and what it reads on stdin."""
+    """A script a test runs: a label, its argv (the script first), its folder (None: the repository's), its stdin."""
     label: str
     argv: list
     cwd: object = None
@@ -210,18 +197,20 @@ def ran(scripts, folder):
 # ---------------------------------------------------------------------------------------------------------------
 # games.py: the rules of the four games, the contract they follow, and a game in the terminal
 
-def test_tictactoe_mirror_moves_column_c_to_2_minus_c():
-    # X on a3 (cell 0), O on c2 (cell 5): mirrored, X on c3 (cell 2) and O on a2 (cell 3). A policy's share of cell
-    # 3*r + c goes to 3*r + 2 - c: [0..8] becomes [2, 1, 0, 5, 4, 3, 8, 7, 6]; twice is the identity.
-    s, m = games.TicTacToe(), games.TicTacToe()
-    for a, b in ((0, 2), (5, 3)):
+@pytest.mark.parametrize("game, moves, mirrored, policy", [
+    (games.TicTacToe, (0, 5), (2, 3), [2, 1, 0, 5, 4, 3, 8, 7, 6]),
+    (games.ConnectFour, (0, 1, 1, 5, 3, 6, 2), (6, 5, 5, 1, 3, 0, 4), [6, 5, 4, 3, 2, 1, 0])])
+def test_mirror_matches_a_position_built_mirrored(game, moves, mirrored, policy):
+    # Tic-tac-toe: X a3 (cell 0), O c2 (cell 5); mirrored, X c3 (cell 2), O a2 (cell 3): cell 3*r + c goes to
+    # 3*r + 2 - c, [0..8] becomes [2, 1, 0, 5, 4, 3, 8, 7, 6]. Connect Four: column c to 6 - c. Twice: the identity.
+    s, m = game(), game()
+    for a, b in zip(moves, mirrored):
         s.play(a)
         m.play(b)
-    assert (games.TicTacToe.mirror_encoding(s.encode()) == m.encode()).all()
-    p = np.arange(9.0)
-    assert games.TicTacToe.mirror_policy(p).tolist() == [2, 1, 0, 5, 4, 3, 8, 7, 6]
+    assert (game.mirror_encoding(s.encode()) == m.encode()).all()
+    assert game.mirror_policy(np.arange(float(game.n_actions))).tolist() == policy
     batch = np.stack([s.encode(), m.encode()])
-    assert (games.TicTacToe.mirror_encoding(games.TicTacToe.mirror_encoding(batch)) == batch).all()
+    assert (game.mirror_encoding(game.mirror_encoding(batch)) == batch).all()
 
 
 def test_tictactoe_names_and_connect_fours_planes_match_boards_drawn_by_hand():
@@ -233,9 +222,7 @@ def test_tictactoe_names_and_connect_fours_planes_match_boards_drawn_by_hand():
     assert [t.move_name(m) for m in (0, 2, 3, 8)] == ["a3", "c3", "a2", "c1"]
     # Connect Four: X in column 1 twice, O in column 7; O to move. encode() read as 2 planes of board_shape is the
     # board as printed, top row first: the mover's (O's) stones, then the opponent's (X's).
-    c = games.ConnectFour()
-    for m in (0, 6, 0):
-        c.play(m)
+    c = connect4("171")
     drawn = [row.split() for row in str(c).splitlines()[:6]]
     planes = c.encode().reshape((2,) + games.ConnectFour.board_shape)
     assert games.ConnectFour.board_shape == (6, 7)
@@ -260,10 +247,7 @@ def test_go_ko_refused_then_allowed_after_a_move_elsewhere():
 
 
 def test_go_ko_is_a_single_stone_taking_a_single_stone_and_nothing_else():
-    #   4 . X O .      Black D3 takes the single White stone on C3 with a single stone: ko on C3.
-    #   3 X O . O      With E3 Black instead of White, D3 joins E3 in a group of two: no ko.
-    #   2 . X O .
-    #     B C D E
+    # As drawn above: D3 takes one stone with one stone: ko on C3; with E3 Black, D3 joins E3 in a group of two: no ko
     ko = games.Go(black=["C4", "B3", "C2"], white=["D4", "E3", "D2", "C3"])
     ko.play(P("D3"))
     assert ko.ko == P("C3")
@@ -294,8 +278,7 @@ def test_go_no_ko_when_the_capturing_stone_joins_a_group_left_with_one_liberty()
 
 
 def test_go_ends_at_two_passes_in_a_row_not_at_any_two():
-    # Black passes, White plays G7, Black passes again: two passes, not in a row, and the game goes on; White's
-    # pass right after Black's ends it.
+    # Black passes, White plays G7, Black passes again: two passes not in a row, the game goes on; White's pass ends it
     s = games.go_corner()
     s.play(games.PASS)
     s.play(P("G7"))
@@ -306,9 +289,8 @@ def test_go_ends_at_two_passes_in_a_row_not_at_any_two():
 
 
 def test_go_area_score_at_a_tie_goes_to_white_by_komi():
-    # Columns A-C Black (21 stones), E-G White (21), column D empty and touching both: neutral. 21 against 21 is a
-    # tie on the board, so komi 0.5 gives White the game; one more Black stone (D7, its point taken from the
-    # neutral column) makes it 22 against 21, and Black wins by half a point more than komi.
+    # Columns A-C Black (21), E-G White (21), column D empty, touching both: neutral. A tie, 21 to 21: komi 0.5 gives
+    # White the game; one more Black stone (D7, neutral) makes 22 to 21: Black wins by half a point more than komi.
     black = [f"{c}{r}" for c in "ABC" for r in range(1, 8)]
     white = [f"{c}{r}" for c in "EFG" for r in range(1, 8)]
     tie = games.Go(black=black, white=white)
@@ -351,14 +333,9 @@ def test_tictactoe_wins_and_draws():
 
 def c4_lines():
     """All lines of four on a 6x7 board, from geometry: (row, col) cells, row 0 at the bottom."""
-    lines = []
-    for r in range(6):
-        for c in range(7):
-            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1)):
-                cells = [(r + i * dr, c + i * dc) for i in range(4)]
-                if all(0 <= rr < 6 and 0 <= cc < 7 for rr, cc in cells):
-                    lines.append(cells)
-    return lines
+    runs = [[(r + i * dr, c + i * dc) for i in range(4)]
+            for r in range(6) for c in range(7) for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))]
+    return [cells for cells in runs if all(0 <= rr < 6 and 0 <= cc < 7 for rr, cc in cells)]
 
 
 def c4_bits(cells):
@@ -383,9 +360,7 @@ def test_connect4_agrees_with_geometry_on_random_boards():
 
 
 def test_connect4_full_column_and_drawn_full_board():
-    s = games.ConnectFour()
-    for _ in range(6):
-        s.play(3)
+    s = connect4("444444")
     assert 3 not in s.legal_moves() and len(s.legal_moves()) == 6
     rng = random.Random(1)
     for _ in range(10_000):  # random games until one fills the board with no four for either player (seed 1: soon)
@@ -396,10 +371,9 @@ def test_connect4_full_column_and_drawn_full_board():
             break
     else:
         raise AssertionError("no drawn game in 10,000 random ones")
-    first = [(r, c) for r in range(6) for c in range(7) if s.bits[0] >> (7 * c + r) & 1]
-    second = [(r, c) for r in range(6) for c in range(7) if s.bits[1] >> (7 * c + r) & 1]
-    assert len(first) == len(second) == 21
-    assert not any(all(x in cells for x in line) for cells in (first, second) for line in c4_lines())
+    drawn = picture(s)
+    assert sum(row.count("X") for row in drawn) == sum(row.count("O") for row in drawn) == 21
+    assert not has_four_drawn(drawn, "X") and not has_four_drawn(drawn, "O")
     assert s.legal_moves() == []
 
 
@@ -425,8 +399,7 @@ def test_connect4_rollout_plays_the_same_games_as_random_rollout():
 
 
 def test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity():
-    s = games.ConnectFour()
-    s.play(0)  # first player in the bottom-left corner; now the second player moves
+    s = connect4("1")  # first player in the bottom-left corner; now the second player moves
     x = s.encode()
     assert x.shape == (84,) and x.sum() == 1 and x[42 + 35] == 1  # opponent's plane, bottom row, column 0
     m = games.ConnectFour.mirror_encoding(x)
@@ -437,16 +410,6 @@ def test_encodings_are_from_the_movers_view_and_mirror_twice_is_identity():
     t = games.TicTacToe()
     t.play(4)
     assert t.encode().shape == (18,) and t.encode()[9 + 4] == 1
-
-
-def test_mirror_matches_a_position_built_mirrored():
-    s, m = games.ConnectFour(), games.ConnectFour()
-    for col in (0, 1, 1, 5, 3, 6, 2):
-        s.play(col)
-        m.play(6 - col)
-    assert (games.ConnectFour.mirror_encoding(s.encode()) == m.encode()).all()
-    p = np.arange(7.0)
-    assert all(games.ConnectFour.mirror_policy(p)[6 - c] == p[c] for c in range(7))
 
 
 def test_go_single_and_group_capture():
@@ -505,7 +468,8 @@ def test_chess_trap_has_26_moves_and_qxd7_re1_is_mate():
 
 
 class Letters:
-    """A game of one move: the first player names a letter, and wins with "B". Its move names have capitals."""
+    """A game of one move: the first player names a letter (0, 1, 2), and wins with "B"; its trees are the root and
+    three leaves. Its move names have capitals."""
     n_actions, encoding_size = 3, 1
 
     def __init__(self):
@@ -558,10 +522,8 @@ class Nameless:  # a class with the network's names only: none of Game's
 
     def key(self):
         return 0
-
     def encode(self):
         return np.zeros(2, np.float32)
-
     @staticmethod
     def encode_many(states):
         return np.zeros((len(states), 2), np.float32)
@@ -621,38 +583,13 @@ def test_the_terminal_table_says_what_is_proven_and_what_was_kept(capsys):
 # ---------------------------------------------------------------------------------------------------------------
 # mcts.py: UCT and flat Monte Carlo
 
-class Arms:
-    """A one-move game: three moves (0, 1, 2), then it is over. Its trees are the root and three leaves."""
-
-    def __init__(self, moved=None):
-        self.moved = moved
-
-    def copy(self):
-        return Arms(self.moved)
-
-    def legal_moves(self):
-        return [] if self.moved is not None else [0, 1, 2]
-
-    def play(self, move):
-        self.moved = move
-
-    def is_over(self):
-        return self.moved is not None
-
-    def first_to_move(self):
-        return self.moved is None
-
-    def result(self):
-        return 0.5
-
-
 def test_uct_score_by_hand():
     # mcts.uct_score(child, ln N_parent, c) = W / N + c sqrt(ln N_parent / N). c = 0.7, N_parent = 8: ln 8 = 2.079442.
     #   a child of 5 visits worth 4.0 in all: 4.0 / 5 = 0.8 + 0.7 * sqrt(2.079442 / 5) = 0.8 + 0.451426 = 1.251426
     #   a child of 1 visit worth 0.5:          0.5 / 1 = 0.5 + 0.7 * sqrt(2.079442 / 1) = 0.5 + 1.009419 = 1.509419
     # The few visits' bonus wins at c = 0.7; at c = 0.3 the average wins: 0.8 + 0.193468 = 0.993468 against
     # 0.5 + 0.432608 = 0.932608 (the two sides of c = 0.3 / (1.442027 - 0.644894) = 0.376).
-    many, one = mcts.Node(Arms(), 0), mcts.Node(Arms(), 1)
+    many, one = mcts.Node(Letters(), 0), mcts.Node(Letters(), 1)
     (many.n, many.w), (one.n, one.w) = (5, 4.0), (1, 0.5)
     log_n = math.log(8)
     assert mcts.uct_score(many, log_n, 0.7) == pytest.approx(1.251426, abs=1e-6)
@@ -677,16 +614,26 @@ def visited_after_setting(search, stats, root_n):
     return chosen["move"]
 
 
-def test_uct_score_picks_by_hand():
-    # c = 0.7, root N = 8, ln 8 = 2.0794. Q + c sqrt(ln N / n):
+@pytest.mark.parametrize("search, stats, root_n, expected, rule", [
+    (lambda on_step: mcts.uct_search(Letters(), lambda s, rng: 0.5, 4, c=0.7, on_step=on_step),
+     {0: (5, 4.0), 1: (2, 1.6), 2: (1, 0.5)}, 8, 1, "UCT's score: Q + c sqrt(ln N_parent / N)"),
+    (lambda on_step: puct.puct_search(Letters(), lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5), 2,
+                                      c_puct=2.5, on_step=on_step),
+     {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}, 4, 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)")],
+    ids=["uct", "puct"])
+def test_uct_and_puct_scores_pick_by_hand(search, stats, root_n, expected, rule):
+    # UCT (mcts.py): c = 0.7, root N = 8, ln 8 = 2.0794. Q + c sqrt(ln N / n):
     #   move 0: 4.0 / 5 = 0.8 + 0.7 * sqrt(2.0794 / 5) = 0.8 + 0.4514 = 1.2514
     #   move 1: 1.6 / 2 = 0.8 + 0.7 * sqrt(2.0794 / 2) = 0.8 + 0.7138 = 1.5138  <- the largest
     #   move 2: 0.5 / 1 = 0.5 + 0.7 * sqrt(2.0794 / 1) = 0.5 + 1.0094 = 1.5094
     # c = 1 would pick move 2 (1.8197 against 1.9420), c = 0 move 0 (the first of two 0.8s), 1 / 0.7 move 2, ln N / n
     # without the square root move 2 (1.5278 against 1.9556), and ln (N + 1) move 2.
-    stats = {0: (5, 4.0), 1: (2, 1.6), 2: (1, 0.5)}
-    search = lambda on_step: mcts.uct_search(Arms(), lambda s, rng: 0.5, 4, c=0.7, on_step=on_step)
-    assert visited_after_setting(search, stats, 8) == 1, "UCT's score: Q + c sqrt(ln N_parent / N)"
+    # PUCT (puct.py): c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n):
+    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
+    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
+    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
+    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
+    assert visited_after_setting(search, stats, root_n) == expected, rule
 
 
 def test_flat_monte_carlo_scores_for_the_player_to_move_either_side():
@@ -701,9 +648,7 @@ def test_flat_monte_carlo_scores_for_the_player_to_move_either_side():
 
 
 def test_uct_visits_sum_to_the_simulations_and_it_takes_a_win_in_one():
-    s = games.TicTacToe()
-    for m in (0, 3, 1, 4):  # X on cells 0 and 1, O on 3 and 4: cell 2 wins at once
-        s.play(m)
+    s = _ttt(0b11, 0b11000)  # X on cells 0 and 1, O on 3 and 4: cell 2 wins at once
     root = mcts.uct_search(s, games.random_rollout, 300, seed=0)
     assert root.n == 300 and sum(ch.n for ch in root.children) == 300
     assert mcts.best_move(root) == 2
@@ -753,18 +698,6 @@ def test_puct_score_by_hand(module, make, sqrt_n, c, priors, visits, expected):
     assert scores + [module.puct_score(fresh, sqrt_n, c)] == pytest.approx(expected, abs=1e-6)
 
 
-def test_puct_score_picks_by_hand():
-    # c_puct = 2.5, priors 0.5, 0.3, 0.2, root N = 4: sqrt 4 = 2. Q + c P sqrt(N_root) / (1 + n), Q = 0 unvisited:
-    #   move 0: 1.4 / 2 = 0.7 + 2.5 * 0.5 * 2 / 3 = 0.7 + 0.8333 = 1.5333  <- the largest
-    #   move 1: unvisited, 0 + 2.5 * 0.3 * 2 / 1 = 1.5
-    #   move 2: 0.9 / 1 = 0.9 + 2.5 * 0.2 * 2 / 2 = 0.9 + 0.5 = 1.4
-    # The default 1.5, c = 1 and P / c pick move 2; no P, or sqrt(N_root + 1), pick move 1.
-    stats = {0: (2, 1.4), 1: (0, 0.0), 2: (1, 0.9)}
-    network = lambda s: ({} if s.is_over() else {0: 0.5, 1: 0.3, 2: 0.2}, 0.5)
-    search = lambda on_step: puct.puct_search(Arms(), network, 2, c_puct=2.5, on_step=on_step)
-    assert visited_after_setting(search, stats, 4) == 0, "PUCT's score: Q + c_puct P sqrt(N_root) / (1 + N)"
-
-
 def test_stand_in_network_priors_sum_to_one():
     s = games.go_corner()
     for weight in (0.0, 0.5):
@@ -793,8 +726,7 @@ def test_puct_with_priors_leaning_on_b1():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# alphazero.py: the search, the network, self-play, training, the README's Nim and loop, the pieces a reader
-# copies, checkpoints, --play
+# alphazero.py: search, network, self-play, training, the README's Nim and loop, the lifted pieces, checkpoints, --play
 
 def net_for(module, game, hidden, kind="mlp"):
     """A trainer's untrained Net for `game`, its sizes read from the game's class (as train makes one)."""
@@ -812,8 +744,7 @@ def test_alphazero_puct_score_picks_by_hand():
     #   move 0: unvisited, 0 + 0.75 * 0.5 * 2.2361 / 1 = 0.8385
     #   move 1: 3.2 / 4 = 0.8 + 0.75 * 0.3 * 2.2361 / 5 = 0.8 + 0.1006 = 0.9006  <- the largest
     #   move 2: unvisited, 0 + 0.75 * 0.2 * 2.2361 / 1 = 0.3354
-    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102) all
-    # pick move 0.
+    # The default 1.25 (1.3975 for move 0), c = 1, P / c, no P and sqrt(N_root + 1) (0.9186 against 0.9102): move 0.
     root = alphazero.Node()
     root.children = [alphazero.Node(m, p) for m, p in ((0, 0.5), (1, 0.3), (2, 0.2))]
     root.n, root.children[1].n, root.children[1].w = 5, 4, 3.2
@@ -885,15 +816,15 @@ def test_the_losses_of_a_batch_by_hand(module):
 
 
 def adam_reference(p, grad, steps, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
-    """Adam as Kingma and Ba write it, with torch's weight decay (L2: weight_decay * p added to the gradient), on one
-    number p whose loss gradient is grad(p). Returns p after each step."""
+    """Adam as Kingma and Ba write it, with torch's weight decay (L2: weight_decay * p added to the gradient), on a
+    number p (or each number of an array p) whose loss gradient is grad(p). Returns p after each step."""
     m = v = 0.0
     out = []
     for t in range(1, steps + 1):
         g = grad(p) + weight_decay * p
         m = betas[0] * m + (1 - betas[0]) * g
         v = betas[1] * v + (1 - betas[1]) * g * g
-        p -= lr * (m / (1 - betas[0] ** t)) / (math.sqrt(v / (1 - betas[1] ** t)) + eps)
+        p = p - lr * (m / (1 - betas[0] ** t)) / (np.sqrt(v / (1 - betas[1] ** t)) + eps)
         out.append(p)
     return out
 
@@ -917,26 +848,20 @@ def test_fit_takes_adam_steps_with_l2_weight_decay_worked_by_hand(module):
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, weight_decay=decay)
     value_loss, policy_loss = module.fit(net, optimizer, data, steps, 4, np.random.default_rng(5))
 
-    tanh = math.tanh
+    tanh, softmax = math.tanh, lambda b: np.exp(b) / np.exp(b).sum()
     b_v = adam_reference(math.atanh(0.6), lambda b: -2 * (-0.5 - tanh(b)) * (1 - tanh(b) ** 2), steps, lr, decay)
     assert b_v[0] == pytest.approx(0.673147, abs=1e-6)  # the step worked by hand above
     # The policy bias: its nine numbers are coupled by the softmax, so Adam runs on each with the full gradient.
-    b_p, m, v, seen = np.array([math.log(2)] + [0.0] * 8), np.zeros(9), np.zeros(9), []
-    target = np.array([0.5, 0.5] + [0.0] * 7)
-    for t in range(1, steps + 1):
-        p = np.exp(b_p) / np.exp(b_p).sum()
-        seen.append(-(target * np.log(p)).sum())
-        g = p - target + decay * b_p
-        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
-        b_p = b_p - lr * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
-        if t == 1:
-            assert b_p == pytest.approx([0.713147, 0.02] + [-0.02] * 7, abs=1e-6)  # by hand above
+    target, start = np.array([0.5, 0.5] + [0.0] * 7), np.array([math.log(2)] + [0.0] * 8)
+    b_p = adam_reference(start, lambda b: softmax(b) - target, steps, lr, decay)
+    assert b_p[0] == pytest.approx([0.713147, 0.02] + [-0.02] * 7, abs=1e-6)  # by hand above
     assert net.value.bias.item() == pytest.approx(b_v[-1], abs=1e-5)
-    assert net.policy.bias.detach().numpy() == pytest.approx(b_p, abs=1e-5)
+    assert net.policy.bias.detach().numpy() == pytest.approx(b_p[-1], abs=1e-5)
     assert all(float(p.detach().abs().max()) == 0.0 for name, p in net.named_parameters()
                if name not in ("policy.bias", "value.bias"))
-    values = [math.atanh(0.6)] + b_v[:-1]  # b_v at each step's start
+    values = [math.atanh(0.6)] + b_v[:-1]  # b_v at each step's start; and b_p's
     assert value_loss == pytest.approx(np.mean([(-0.5 - tanh(b)) ** 2 for b in values]), abs=1e-5)
+    seen = [-(target * np.log(softmax(b))).sum() for b in [start] + b_p[:-1]]
     assert policy_loss == pytest.approx(np.mean(seen), abs=1e-5)
 
 
@@ -944,9 +869,7 @@ def test_values_flip_sign_at_each_ply():
     root, = alphazero.search([games.TicTacToe()], constant_net(9, 0.5), 1)
     child = next(ch for ch in root.children if ch.n)
     assert child.w == -0.5  # the opponent, to move after it, is worth +0.5: the mover into it gets -0.5
-    s = games.TicTacToe()
-    for m in (0, 3, 1, 4):
-        s.play(m)
+    s = _ttt(0b11, 0b11000)  # X on cells 0 and 1, O on 3 and 4: X wins at once on 2
     root, = alphazero.search([s], constant_net(9, 0.0), 30)
     win = next(ch for ch in root.children if ch.move == 2)
     assert alphazero.best_move(root) == 2 and win.w == win.n  # the exact outcome: +1 for the winner every time
@@ -964,9 +887,7 @@ def test_ties_in_the_visit_counts_go_to_the_higher_prior():
 
 def test_network_masks_illegal_moves_and_priors_sum_to_one():
     net = alphazero.NumpyNet(net_for(alphazero, "connect4", 32))
-    s = games.ConnectFour()
-    for _ in range(6):
-        s.play(2)  # column 3 is full
+    s = connect4("333333")  # column 3 is full
     (priors, value), = alphazero.predict(net, [s])
     assert set(priors) == {0, 1, 3, 4, 5, 6} and abs(sum(priors.values()) - 1) < 1e-9 and -1 <= value <= 1
 
@@ -975,8 +896,7 @@ def test_cached_network_outputs_change_no_search():
     numpy_net, batches = alphazero.NumpyNet(net_for(alphazero, "connect4", 32)), []
     net = lambda x: (batches.append(len(x)), numpy_net(x))[1]  # counts the positions the network is asked about
     states = [s for s in random_connect4_positions(40, seed=1) if not s.is_over()] * 2  # each position twice
-    # values within 1e-4: the network's float32 sums round a little differently in batches of other sizes (rounding
-    # to 5 places both sides would now and then split two values at a rounding edge)
+    # values within 1e-4: float32 sums round differently with the batch's size (rounding to 5 places could split a pair)
     visits = lambda roots: [[(ch.move, ch.n, ch.w) for ch in r.children] for r in roots]
     same = lambda a, b: [[x[:2] for x in r] for r in a] == [[x[:2] for x in r] for r in b] and all(
         abs(x[2] - y[2]) < 1e-4 for r, q in zip(a, b) for x, y in zip(r, q))
@@ -1002,9 +922,7 @@ def test_choose_move_raw_policy_and_search():
     assert alphazero.choose_move(s, net, 0) == 8
     s.play(8)  # cell 8 is taken: the most likely legal move is now 0
     assert alphazero.choose_move(s, net, 0) == 0
-    s = games.TicTacToe()
-    for m in (0, 3, 1, 4):  # X on 0 and 1, O on 3 and 4: X wins at once on 2, which search finds from uniform priors
-        s.play(m)
+    s = _ttt(0b11, 0b11000)  # X on 0 and 1, O on 3 and 4: X wins at once on 2, found by search from uniform priors
     uniform = constant_net(9, 0.0)
     assert alphazero.choose_move(s, uniform, 50) == 2 and gumbel.choose_move(s, uniform, 8) == 2
 
@@ -1027,9 +945,8 @@ def test_reused_tree_gets_exactly_the_new_simulations_and_fresh_noise():
 
 @pytest.mark.parametrize("module", [alphazero, alphazero_plus])
 def test_self_play_keeps_the_subtree_of_the_move_actually_played(module, monkeypatch):
-    # With --reuse-tree, each search but a game's first starts from the node of the move just played: a child of
-    # the last search's root, with its visits, whose move turns the last position into this one. Without it,
-    # every search starts afresh.
+    # With --reuse-tree each search but a game's first starts from the node of the move just played: a child of the
+    # last search's root, with its visits, whose move turns the last position into this one. Without, afresh.
     calls, search = [], module.search
 
     def recording(states, net, n, *args, roots=None, **kwargs):
@@ -1069,11 +986,9 @@ class CountingRng:
 
     def __init__(self, seed):
         self.rng, self.sampled = np.random.default_rng(seed), []
-
     def choice(self, n, p=None):
         self.sampled.append(np.asarray(p).copy())
         return self.rng.choice(n, p=p)
-
     def __getattr__(self, name):
         return getattr(self.rng, name)
 
@@ -1092,8 +1007,7 @@ def test_temperature_samples_the_first_moves_by_visit_counts():
 
 
 def test_the_value_target_is_the_outcome_for_the_player_to_move():
-    # In a game that someone wins, the player who made the last move won: the last position's target is +1, and
-    # the targets alternate in sign from one position to the next (each seen by the player to move there).
+    # A decisive game's last mover won: the last target is +1; targets alternate in sign (each for the player to move)
     x, pi, z = alphazero.self_play(games.TicTacToe, constant_net(9, 0.0), 20,
                                    plain(alphazero, simulations=4, temp_moves=9), np.random.default_rng(5))
     stones = x.reshape(len(x), -1).sum(axis=1)
@@ -1108,11 +1022,9 @@ def test_the_value_target_is_the_outcome_for_the_player_to_move():
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
 def test_a_search_tree_holds_no_cycles_so_it_goes_without_the_garbage_collector(module):
     # The back-up walks the path the selection took: a node points to its children only. With the collector off,
-    # self-play's trees are freed by their reference counts alone: afterwards the collector finds nothing to free
-    # (with a parent link each tree was a web of cycles, and it found thousands of objects).
-    import gc
-    cfg = module.settings("connect4", simulations=30, **{} if module is gumbel else {"reuse_tree": 1})  # (gumbel.py
-    # has no --reuse-tree)
+    # self-play's trees (kept with --reuse-tree, which gumbel.py lacks) are freed by their reference counts alone: the
+    # collector then finds nothing to free (with a parent link each tree was a web of cycles: thousands of objects).
+    cfg = module.settings("connect4", simulations=30, **{} if module is gumbel else {"reuse_tree": 1})
     kind = (cfg["net"],) if module is alphazero_plus else ()
     net = module.NumpyNet(net_for(module, "connect4", 16, *kind))
     gc.collect()
@@ -1146,19 +1058,22 @@ def test_mirrored_boards_are_paired_with_mirrored_policies(monkeypatch):
     assert (z[half:] == z[:half]).all() and any((p != p[::-1]).any() for p in pi[:half])  # some policies lopsided
 
 
-def by_iteration(played):  # the positions of each iteration, as bytes, from what self_play gave: two shares each,
-    return [np.concatenate([a[0], b[0]]).tobytes() for a, b in zip(played[::2], played[1::2])]  # joined in order
+def fed_by_iteration(module, cfg, monkeypatch):
+    """A tic-tac-toe training of cfg: the positions of each iteration as bytes (its two shares of self-play joined in
+    order), and for each call of fit the positions of each iteration in its data."""
+    played, fed, self_play, fit = [], [], module.self_play, module.fit
+    monkeypatch.setattr(module, "self_play", lambda *job: played.append(self_play(*job)) or played[-1])
+    monkeypatch.setattr(module, "fit", lambda net, opt, data, *rest: fed.append([part[0].tobytes() for part in data])
+                        or fit(net, opt, data, *rest))
+    module.train("tictactoe", cfg, 0, module.Run(1, log=lambda line: None))
+    return [np.concatenate([a[0], b[0]]).tobytes() for a, b in zip(played[::2], played[1::2])], fed
 
 
 def test_the_replay_window_holds_the_last_window_iterations_and_a_minibatch_can_draw_any_position(monkeypatch):
     # Window 2 over 4 iterations: fit sees iteration 1's data, then 1-2, 2-3, 3-4 (each the arrays self-play gave).
     cfg = alphazero.settings("tictactoe", iterations=4, games=2, simulations=2, steps=1, window=2)
-    played, fed, self_play, fit = [], [], alphazero.self_play, alphazero.fit
-    monkeypatch.setattr(alphazero, "self_play", lambda *job: played.append(self_play(*job)) or played[-1])
-    monkeypatch.setattr(alphazero, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or fit(net, opt, data, *rest))
-    alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, log=lambda line: None))
-    x = by_iteration(played)
-    assert [[part[0].tobytes() for part in data] for data in fed] == [[x[0]], [x[0], x[1]], [x[1], x[2]], [x[2], x[3]]]
+    x, fed = fed_by_iteration(alphazero, cfg, monkeypatch)
+    assert fed == [[x[0]], [x[0], x[1]], [x[1], x[2]], [x[2], x[3]]]
     # 12 positions, 60 minibatches of 8 drawn with replacement: the chance that some position is never drawn is
     # below 12 * (11/12) ** 480, about 1e-17; the drawn rows are told apart by a number written in each
     x = np.zeros((12, 18), dtype=np.float32)
@@ -1236,10 +1151,9 @@ def readme_nim():
 
 
 def test_the_readmes_own_game_runs_uct_and_alphazero_learns_it(capsys, monkeypatch):
-    """The README's Nim block, run as it stands: UCT takes 2 (leaving a multiple of 4), and six iterations of
-    AlphaZero teach the raw policy every winning move (from n sticks, take n % 4), where the untrained network knew
-    fewer. In its game you take 1 stick each time, from 10: the agent wins. (What learning promises, not one
-    trajectory: so it was with seeds 0 to 7, the untrained network knowing 3 or 4 of the 8 winning moves.)"""
+    """The README's Nim block as it stands: UCT takes 2 (leaving a multiple of 4); six iterations of AlphaZero teach
+    the raw policy every winning move (take n % 4 of n sticks), more than the untrained network knew (so it was with
+    seeds 0 to 7: it knew 3 or 4 of the 8); in its game you take 1 stick each time, from 10: the agent wins."""
     block = readme_block("class Nim:")
     monkeypatch.setattr("builtins.input", lambda prompt: "1")
     scope = {}
@@ -1265,11 +1179,10 @@ LIFTED = ["Node", "puct_score", "search", "expand_roots", "best_move", "visit_po
 
 @pytest.fixture(scope="module")
 def lifted_nim():
-    """The README's loop without the machinery, run as the README shows it on the README's Nim, with the pieces
-    lifted from alphazero.py (the block's `from alphazero import` reads them from the lifted module instead; its
-    `settings` gives alphazero.py's default settings as a plain dict, as a reader would write them). Trained once
-    for the tests that use it: the lifted module, its source, the Nim class, the trained Net and what the loop
-    printed."""
+    """The README's loop without the machinery, run as the README shows it on its Nim, with the pieces lifted from
+    alphazero.py (the block's `from alphazero import` reads the lifted module instead; its `settings` gives the default
+    settings as a plain dict, as a reader would write them). Trained once: the lifted module, its source, the Nim
+    class, the trained Net and what the loop printed."""
     source = "import math\n\nimport numpy as np\nimport torch\n\n\n" + "\n\n".join(
         inspect.getsource(getattr(alphazero, name)) for name in LIFTED)
     lifted = types.ModuleType("lifted_alphazero")
@@ -1283,18 +1196,19 @@ def lifted_nim():
     loop = {"Nim": scope["Nim"]}  # the block runs after the Nim block, whose class it uses
     printed = io.StringIO()
     sys.modules["lifted_alphazero"] = lifted
-    try:  # (this process computes as a training does: one thread, see plumbing.start_process)
+    put_back = plumbing.start_process()  # (the block's first lines set threads for the process: put them back after)
+    try:
         with contextlib.redirect_stdout(printed):
             exec(block.replace("from alphazero import ", "from lifted_alphazero import "), loop)
     finally:
         del sys.modules["lifted_alphazero"]
+        put_back()
     return types.SimpleNamespace(module=lifted, source=source, Nim=scope["Nim"], net=loop["net"], cfg=loop["cfg"],
                                  lines=printed.getvalue().splitlines())
 
 
 def test_the_pieces_a_reader_copies_need_only_numpy_torch_and_the_standard_library_and_learn_nim(lifted_nim):
-    # Every name the lifted source reads is its own, a builtin, or math, np, torch: none of games, plumbing, GAMES or
-    # alphazero (a static check, so that a path the training never took counts too)
+    # Every name the lifted source reads is its own, a builtin, math, np or torch (a static check: untaken paths count)
     tree = ast.parse(lifted_nim.source)
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     bound = ({node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
@@ -1306,10 +1220,9 @@ def test_the_pieces_a_reader_copies_need_only_numpy_torch_and_the_standard_libra
     assert not read & {"games", "plumbing", "GAMES", "alphazero"}
     modules = {value.__name__ for value in vars(lifted_nim.module).values() if isinstance(value, types.ModuleType)}
     assert modules == {"math", "numpy", "torch"}
-    # The network the README's loop trained is the lifted Net. What learning promises (so it was with seeds 0 to 7 in
-    # the loop's two seeds, the untrained network knowing 3 or 4 of the 8 winning moves): the raw policy takes every
-    # winning move (from n sticks, n % 4), more than the untrained one of the same seed did; and with 30 simulations
-    # of the lifted search it wins the game where its opponent takes 1 stick each time, from 10.
+    # The network the README's loop trained is the lifted Net. What learning promises (so it was with seeds 0 to 7, the
+    # untrained network knowing 3 or 4 of the 8 winning moves): the raw policy takes every winning move (n % 4 of n
+    # sticks), more than the untrained one of the same seed; 30 lifted simulations win from 10 sticks against 1 a turn.
     lifted, Nim = lifted_nim.module, lifted_nim.Nim
     assert type(lifted_nim.net) is lifted.Net
     torch.manual_seed(0)
@@ -1368,7 +1281,7 @@ def test_checkpoint_round_trip_and_bad_files(tmp_path):
     path = str(tmp_path / "t.pt")
     alphazero.save(net, path, "tictactoe")
     back = alphazero.load(path, "tictactoe")
-    assert back.hidden == 16 and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+    assert back.hidden == 16 and all(torch.equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
     with pytest.raises(ValueError, match="network of tictactoe, not connect4"):
         alphazero.load(path, "connect4")
     (tmp_path / "bad.pt").write_bytes(open(path, "rb").read()[:200])
@@ -1391,8 +1304,7 @@ def test_loading_a_checkpoint_of_a_game_not_registered_says_which(tmp_path, monk
 @pytest.mark.parametrize("saver", [alphazero, gumbel, alphazero_plus])
 @pytest.mark.parametrize("loader", [alphazero, gumbel, alphazero_plus])
 def test_every_trainers_load_refuses_another_games_checkpoint_naming_both(saver, loader, tmp_path):
-    # A tic-tac-toe network asked for as Connect Four (and the other way), as a Net and as the dict that --resume
-    # reads: ValueError in one line that names the game it holds and the game asked for
+    # A tic-tac-toe net asked for as Connect Four (and back), as a Net and as --resume's dict: one line naming both
     for held, asked in (("tictactoe", "connect4"), ("connect4", "tictactoe")):
         path = str(tmp_path / f"{held}.pt")
         saver.save(net_for(saver, held, 8), path, held)
@@ -1417,9 +1329,8 @@ def test_the_readme_lines_get_a_move_from_a_checkpoint(module, tmp_path):
 
 
 def test_play_with_reuse_tree_starts_each_search_from_the_kept_visits(monkeypatch, capsys):
-    # The agent moves first with 120 simulations of a zero network (equal priors, value 0); the human answers with
-    # the reply the search visited most below the agent's move. With --reuse-tree the next search's root is that
-    # node, its visits kept; without, the next search starts from nothing.
+    # The agent moves first: 120 simulations of a zero network (equal priors, value 0); the human plays the search's
+    # most visited reply. With --reuse-tree the next search's root is that node, visits kept; without, a fresh one.
     net = alphazero.NumpyNet(zeroed(net_for(alphazero, "tictactoe", 8)))
     root = alphazero.search([games.TicTacToe()], net, 120)[0]
     chosen = next(ch for ch in root.children if ch.move == alphazero.best_move(root))
@@ -1452,16 +1363,14 @@ def agents_first_table(module, game, n_simulations, monkeypatch, capsys):
     return [line.split() for line in lines[start:start + module.GAMES[game].n_actions]]
 
 
-def test_play_shows_a_dash_for_the_value_of_an_unvisited_move(monkeypatch, capsys):
-    rows = agents_first_table(alphazero, "tictactoe", 3, monkeypatch, capsys)  # 3 simulations: 6 moves unvisited
-    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == 6
+@pytest.mark.parametrize("module, game", [(alphazero, "tictactoe"), (alphazero, "connect4"), (gumbel, "connect4")])
+def test_play_shows_every_legal_move_and_a_dash_for_the_value_of_an_unvisited_one(module, game, monkeypatch, capsys):
+    # 3 simulations: 3 moves visited, the others (6 of tic-tac-toe's 9, 4 of Connect Four's 7) not; equal priors
+    rows = agents_first_table(module, game, 3, monkeypatch, capsys)
+    names = {"tictactoe": "a1 a2 a3 b1 b2 b3 c1 c2 c3", "connect4": "1 2 3 4 5 6 7"}[game].split()
+    assert sorted(row[0] for row in rows) == names and all(row[1] == f"{1 / len(names):.2f}" for row in rows)
+    assert sum(row[2] == "0" and row[3] == "-" for row in rows) == len(rows) - 3
     assert all(row[3] != "-" for row in rows if row[2] != "0")
-
-
-@pytest.mark.parametrize("module", [alphazero, gumbel])
-def test_play_shows_every_legal_move(module, monkeypatch, capsys):
-    rows = agents_first_table(module, "connect4", 3, monkeypatch, capsys)  # 3 simulations, 7 columns
-    assert sorted(row[0] for row in rows) == list("1234567") and all(row[1] == "0.14" for row in rows)  # 1/7 each
 
 
 @pytest.mark.parametrize("module", [alphazero, alphazero_plus])
@@ -1535,10 +1444,9 @@ def test_completed_q_and_sigma_by_hand():
 
 
 def test_gumbels_mixed_value_takes_the_roots_network_value_for_the_player_to_move():
-    # A network that values every position 0.6 for the player to move there. After one simulation the visited child
-    # holds -0.6 for the root's player (0.6 for the opponent, who moves there), and the root keeps its own 0.6:
-    # an unvisited child's completed Q mixes them as (0.6 + 1 x -0.6) / (1 + 1) = 0 (with the root's value on the
-    # wrong side it would be -0.6)
+    # A network that values every position 0.6 for its player to move. After one simulation the visited child holds
+    # -0.6 for the root's player (0.6 for the opponent, who moves there), the root its own 0.6: an unvisited child's
+    # completed Q mixes them as (0.6 + 1 x -0.6) / (1 + 1) = 0 (with the root's value on the wrong side: -0.6)
     root, = gumbel.search([games.ConnectFour()], constant_net(7, 0.6), 1)
     visited = [ch for ch in root.children if ch.n]
     assert root.value == pytest.approx(0.6) and len(visited) == 1 and visited[0].value == pytest.approx(0.6)
@@ -1567,7 +1475,6 @@ class SetGumbel:
     """An rng whose Gumbel draws are set by hand."""
     def __init__(self, g):
         self.g = np.array(g)
-
     def gumbel(self, size):
         assert size == len(self.g)
         return self.g
@@ -1575,10 +1482,9 @@ class SetGumbel:
 
 def test_gumbel_considers_the_top_m_of_g_plus_logits_and_plays_by_them():
     # X a3 c1, O b2 c3 (cells 0 and 8, 4 and 2): five empty cells 1 3 5 6 7, no move ends the game. Logits 2.0, 1.7,
-    # 1.0, 0.6, 0.0 on them, g set by hand to 0, 0, 1.5, 0, 2.3: g + logits = 2.0, 1.7, 2.5, 0.6, 2.3, so with m = 2
-    # the considered moves are cells 5 and 7 (by logits alone: 1 and 3). Two simulations visit each once; the
-    # network values every position 0, so sigma(q) is 0 for all, and the move played is the best g + logits: 5.
-    # Without g (no rng) the considered are the top two logits, cells 1 and 3, and 1 is played.
+    # 1.0, 0.6, 0.0 on them, g set by hand to 0, 0, 1.5, 0, 2.3: g + logits = 2.0, 1.7, 2.5, 0.6, 2.3, so m = 2
+    # considers cells 5 and 7 (logits alone: 1 and 3). Two simulations visit each once; every value is 0, so sigma(q)
+    # is 0, and the best g + logits, 5, is played. Without g (no rng): the top two logits, cells 1 and 3; 1 is played.
     s = games.TicTacToe()
     for cell in (0, 4, 8, 2):
         s.play(cell)
@@ -1668,13 +1574,12 @@ def test_alphazero_plus_puct_score_takes_a_proven_value_by_hand():
 
 
 def test_the_step_size_falls_geometrically_to_lr_final(tmp_path):
-    for module in (alphazero_plus,):
-        cfg = module.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1, lr=1e-2, lr_final=1e-4)
-        assert [module.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
-        assert module.step_size(module.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
-        path = str(tmp_path / f"{module.__name__}.pt")
-        module.train("tictactoe", cfg, 0, module.Run(1, out=path, log=lambda line: None))
-        assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
+    cfg = alphazero_plus.settings("tictactoe", iterations=3, games=2, simulations=2, steps=1, lr=1e-2, lr_final=1e-4)
+    assert [alphazero_plus.step_size(cfg, it) for it in (1, 2, 3)] == pytest.approx([1e-2, 1e-3, 1e-4])
+    assert alphazero_plus.step_size(alphazero_plus.settings("tictactoe"), 7) == 1e-3  # the lab's: constant
+    path = str(tmp_path / "alphazero_plus.pt")
+    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, out=path, log=lambda line: None))
+    assert torch.load(path, weights_only=True)["optimizer"]["param_groups"][0]["lr"] == pytest.approx(1e-4)
 
 
 def test_the_lr_cycle_rises_and_falls_around_the_step_size_and_only_when_asked():
@@ -1699,17 +1604,10 @@ def test_a_growing_window_holds_max_of_its_start_and_half_the_iterations(monkeyp
     sizes = [alphazero_plus.window_size(cfg, it) for it in (1, 8, 9, 10, 58, 59, 60, 120)]
     assert sizes == [4, 4, 5, 5, 29, 30, 30, 30]
     assert alphazero_plus.window_size(dict(cfg, window_start=None), 1) == 30  # off: the window from the start
-    # In a training, --window 3 --window-start 1 over 5 iterations: windows of 1, 1, 2, 2, 3 iterations, so fit sees
-    # iteration 1's data, then 2's alone (1's left early), 2-3, 3-4, 3-5
+    # --window 3 --window-start 1, 5 iterations: windows of 1, 1, 2, 2, 3; fit sees 1, 2 (1 left early), 2-3, 3-4, 3-5
     cfg = alphazero_plus.settings("tictactoe", iterations=5, games=2, simulations=2, steps=1, window=3, window_start=1)
-    played, fed, self_play, fit = [], [], alphazero_plus.self_play, alphazero_plus.fit
-    monkeypatch.setattr(alphazero_plus, "self_play", lambda *job: played.append(self_play(*job)) or played[-1])
-    monkeypatch.setattr(alphazero_plus, "fit", lambda net, opt, data, *rest: fed.append(list(data)) or
-                        fit(net, opt, data, *rest))
-    alphazero_plus.train("tictactoe", cfg, 0, alphazero_plus.Run(1, log=lambda line: None))
-    x = by_iteration(played)
-    assert [[part[0].tobytes() for part in data] for data in fed] == \
-        [[x[0]], [x[1]], [x[1], x[2]], [x[2], x[3]], [x[2], x[3], x[4]]]
+    x, fed = fed_by_iteration(alphazero_plus, cfg, monkeypatch)
+    assert fed == [[x[0]], [x[1]], [x[1], x[2]], [x[2], x[3]], [x[2], x[3], x[4]]]
 
 
 def test_q_weight_mixes_the_outcome_with_the_searchs_value():
@@ -1790,14 +1688,13 @@ def test_the_solver_never_plays_a_proven_loss_that_is_the_most_visited():
     assert alphazero_plus.visit_policy(root) == {0: 1.0, 1: 0.0}
 
 
-@pytest.mark.parametrize("module", [alphazero_plus])
 @pytest.mark.parametrize("game", ["tictactoe", "connect4"])
-def test_conv_numpy_forward_equals_torch(module, game):
+def test_conv_numpy_forward_equals_torch(game):
     torch.manual_seed(1)
-    net = net_for(module, game, 32, "conv")
-    x = (np.random.default_rng(1).random((40, module.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
+    net = net_for(alphazero_plus, game, 32, "conv")
+    x = (np.random.default_rng(1).random((40, alphazero_plus.GAMES[game].encoding_size)) < 0.4).astype(np.float32)
     logits, value = net(torch.from_numpy(x))
-    numpy_logits, numpy_value = module.NumpyNet(net)(x)
+    numpy_logits, numpy_value = alphazero_plus.NumpyNet(net)(x)
     assert np.abs(logits.detach().numpy() - numpy_logits).max() < 1e-5
     assert np.abs(value.detach().numpy() - numpy_value).max() < 1e-5
     assert sum(p.numel() for p in net.conv.parameters()) == (2 * 9 + 1) * 32 + (32 * 9 + 1) * 32  # two 3x3, 32 channels
@@ -1814,10 +1711,9 @@ def test_random_openings_start_games_from_every_first_move():
 
 
 def test_random_openings_of_up_to_k_moves_start_that_fraction_of_games_past_every_depth(monkeypatch):
-    # 400 games, a fraction 0.3 of them from k random moves, k uniform in 1..12: about 120 games (a standard error
-    # of sqrt(400 * 0.3 * 0.7) = 9.2) start with stones on the board, each count from 1 to 12 about 10 times
-    # (fewer only where a random move would have ended the game: the opening stops before it). The first search
-    # sees every game's start, and none is over.
+    # 400 games, 0.3 of them from k random moves, k uniform in 1..12: about 120 games (a standard error of
+    # sqrt(400 * 0.3 * 0.7) = 9.2) start with stones on the board, each count 1 to 12 about 10 times (fewer where a
+    # random move would end the game: the opening stops before it). The first search sees every start, none over.
     starts, search = [], alphazero_plus.search
 
     def first_search(states, *args, **kwargs):
@@ -1856,8 +1752,7 @@ def test_playout_cap_keeps_that_fraction_of_moves_as_examples_searched_in_full()
 
 
 def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_examples_kept():
-    # 6 Connect Four games, 3 moves sampled by visits in each (18), though only about 0.4 of the moves are kept as
-    # examples: counting the examples kept instead would sample far more than 3 a game
+    # 6 games, 3 moves sampled by visits each (18), though only ~0.4 of the moves are kept (counting those: far more)
     rng = CountingRng(5)
     alphazero_plus.self_play(games.ConnectFour, constant_net(7, 0.0), 6, plain(
         alphazero_plus, simulations=6, temp_moves=3, full_fraction=0.4, fast_simulations=3), rng)
@@ -1865,8 +1760,7 @@ def test_with_a_playout_cap_the_temperature_counts_the_moves_played_not_the_exam
 
 
 def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_legal(monkeypatch):
-    # Full searches (kept as examples) get the root's Dirichlet noise, cheap ones none; every move made, random or
-    # searched, is a legal move of the position it is made in.
+    # Full searches (kept) get Dirichlet noise at the root, cheap ones none; every move, random or searched, is legal
     searches, search, play = [], alphazero_plus.search, games.ConnectFour.play
 
     def recording(states, net, n, *args, noise=None, **kwargs):
@@ -1885,10 +1779,9 @@ def test_the_playout_caps_cheap_searches_carry_no_noise_and_random_moves_are_leg
 
 def test_a_playout_cap_that_keeps_no_position_trains_on(tmp_path):
     # --full-fraction 0.01 keeps about one move in a hundred: a share of 5 tic-tac-toe games (about 40 moves) often
-    # keeps none, and its examples are then empty arrays of the right shapes; an iteration with none at all trains
-    # nothing (its losses nan) and the run goes on. Seed 3: the one share of 1 game keeps no position. Seed 1 for the
-    # training (tried from 0; seed 0 keeps 3 positions in iteration 1, so its window is never empty): iteration 1's
-    # two shares of 5 games keep no position at all, its line says so (no nan), and iteration 2 keeps one and trains.
+    # keeps none, its examples then empty arrays of the right shapes; an iteration with none trains nothing and the
+    # run goes on. Seed 3: the one share of 1 game keeps no position. Training seed 1 (seed 0 keeps 3 positions in
+    # iteration 1): iteration 1 keeps no position, its line says so (no nan), and iteration 2 keeps one and trains.
     cfg = plain(alphazero_plus, simulations=4, temp_moves=0, full_fraction=0.01, fast_simulations=2)
     x, pi, z = alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.0), 1, cfg, np.random.default_rng(3))
     assert (x.shape, pi.shape, z.shape) == ((0, 18), (0, 9), (0,))
@@ -1925,8 +1818,7 @@ def test_random_moves_play_that_fraction_of_moves_uniformly_and_keep_every_posit
 
 
 def test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were():
-    # The label changes, not the games: the same positions and values, and each label a distribution on the legal
-    # moves that differs from the visits' share somewhere.
+    # Only the labels change (same positions and values): each a distribution on legal moves, not the visits' share
     cfg = plain(alphazero_plus, simulations=12, temp_moves=9)
     (x, pi, z), (x1, pi1, z1) = (alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.1), 10, dict(
         cfg, target=target), np.random.default_rng(3)) for target in ("visits", "improved"))
@@ -1934,20 +1826,12 @@ def test_the_improved_target_trains_the_policy_and_leaves_the_games_as_they_were
     assert (pi1[x.reshape(-1, 2, 9).sum(axis=1) > 0] == 0).all() and not np.allclose(pi, pi1)
 
 
-def solver_position(moves):
-    s = games.ConnectFour()
-    for c in moves:
-        s.play(c)
-    return s
-
-
 def test_mcts_solver_plays_a_win_in_one_at_once_though_the_prior_shuns_it():
     # X has three stones in column 4 (index 3): playing there again wins. The network puts e^-3 / (6 + e^-3) = 0.8%
-    # of its prior on that move and values every position 0, so in 60 simulations plain PUCT never visits it (each
-    # other move's bonus stays above it) and plays another. With the solver, the root's expansion looks one move
-    # ahead: the win is proven, so is the root (a loss for O, who moved into it), no simulation is run, and the win
-    # is played with no visits at all.
-    s = solver_position([3, 0, 3, 0, 3, 6])
+    # of its prior there and values every position 0, so in 60 simulations plain PUCT never visits it (every other
+    # move's bonus stays above it) and plays another. With the solver the root's expansion looks one move ahead: the
+    # win and so the root (a loss for O, who moved into it) are proven, no simulation runs, and the win is played.
+    s = connect4("414147")
     shuns = lambda x: (np.where(np.arange(7) == 3, -3.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
     plain = alphazero_plus.search([s], shuns, 60)[0]
     solved = alphazero_plus.search([s], shuns, 60, solver=True)[0]
@@ -1961,14 +1845,14 @@ def test_mcts_solver_avoids_a_loss_in_two_that_only_one_move_escapes():
     # O has three stones in column 7 (index 6): X must block there, and every other move lets O win at once. The
     # network prefers column 1 (index 0): each of its six losing moves is proven lost (-1 for X) once O's winning
     # reply is visited below it, and the block is played; the root is not proven, since the block's value is open.
-    s = solver_position([0, 6, 1, 6, 0, 6])
+    s = connect4("172717")
     likes_column_1 = lambda x: (np.where(np.arange(7) == 0, 2.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
     root = alphazero_plus.search([s], likes_column_1, 300, solver=True)[0]
     assert {ch.move: ch.proven for ch in root.children} == {0: -1, 1: -1, 2: -1, 3: -1, 4: -1, 5: -1, 6: None}
     assert root.proven is None and alphazero_plus.best_move(root) == 6
     # Two open ends of O's three on the bottom row (columns 2-4): X blocks one, O takes the other. Every move is
     # proven lost, so the root is proven won for O, and its value backs up as exactly +1 for O, never averaged.
-    s = solver_position([6, 1, 6, 2, 5, 3])
+    s = connect4("727364")
     root = alphazero_plus.search([s], likes_column_1, 300, solver=True)[0]
     assert all(ch.proven == -1 for ch in root.children) and root.proven == 1 and root.q() == 1
 
@@ -1979,11 +1863,11 @@ def test_solver_2_proves_at_the_expansion_what_solver_1_needs_simulations_for():
     # two open ends, every move is lost and the root is proven (for O: 1) at its expansion, its one visit. --solver 1
     # knows nothing before it simulates, and needs a visit below each of the 7 moves to prove the root.
     likes_column_1 = lambda x: (np.where(np.arange(7) == 0, 2.0, 0.0) * np.ones((len(x), 7)), np.zeros(len(x)))
-    block = solver_position([0, 6, 1, 6, 0, 6])
+    block = connect4("172717")
     for solver, proven in ((1, [None] * 7), (2, [-1] * 6 + [None])):
         root = alphazero_plus.search([block], likes_column_1, 0, solver=solver)[0]
         assert [ch.proven for ch in root.children] == proven and root.proven is None
-    two_ends = solver_position([6, 1, 6, 2, 5, 3])
+    two_ends = connect4("727364")
     at_once = alphazero_plus.search([two_ends], likes_column_1, 50, solver=2)[0]
     later = alphazero_plus.search([two_ends], likes_column_1, 50, solver=1)[0]
     assert at_once.proven == 1 and at_once.n == 1 and later.proven == 1 and 1 + 7 <= later.n < 51
@@ -1997,8 +1881,6 @@ def test_solver_2_proves_at_the_expansion_what_solver_1_needs_simulations_for():
 #   X O O X O X X            four (row 6: O X O X O X O; its diagonals hold an X next to it): a draw.
 #   O O O X O X X          Neither X move makes a four for X.  Exact value for X: a draw, by blocking in column 2.
 DRAW_BY_BLOCKING = "7175777317611141434234423343666565622255"
-
-
 DRAW_BY_BLOCKING_PICTURE = ["O . O X . X O", "O O O X O X X", "X X X O X X O", "O O X X O O X", "X O O X O X X",
                             "O O O X O X X"]
 
@@ -2021,12 +1903,10 @@ def test_the_drawn_positions_are_as_drawn():
 
 @pytest.mark.parametrize("solver", [0, 1, 2])
 def test_each_solver_level_at_the_expansion_of_a_position_heading_to_a_draw(solver):
-    # With no simulation, only the root's expansion. Column 5 (index 4) lets O win at once; column 2 (index 1) leads
-    # to O's one reply, which draws.
-    #   --solver 0: nothing is proven.
-    #   --solver 1: a move is exact only if it ends the game; neither X move does: nothing proven.
-    #   --solver 2: column 5 is lost (-1: O's reply wins); column 2 is not (O's only reply ends the game, but in a
-    #               draw, which is not a win for O): open. One child open and none a win for O: the root is open.
+    # No simulation, only the root's expansion. Column 5 (index 4) lets O win at once; column 2 (index 1) leads to
+    # O's one reply, which draws. --solver 0: nothing proven. --solver 1: a move is exact only if it ends the game;
+    # neither X move does. --solver 2: column 5 is lost (-1: O's reply wins); column 2 is open (O's only reply ends
+    # the game in a draw, not a win for O). One child open and none a win for O: the root is open.
     root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 0, solver=solver)[0]
     assert {ch.move: ch.proven for ch in root.children} == {1: None, 4: -1 if solver == 2 else None}
     assert root.proven is None and root.n == 1
@@ -2036,11 +1916,9 @@ def test_each_solver_level_at_the_expansion_of_a_position_heading_to_a_draw(solv
 def test_a_child_proven_a_draw_leaves_its_parent_open_until_every_child_is_proven(solver):
     # The network prefers column 2 (index 1: prior e^3 / (1 + e^3) = 0.95). Simulation 1 goes there; its expansion
     # sees O's one reply fill the board without a four: that reply is exact, 0 (a draw is not a win for O), and
-    # column 2 is proven 0 for X (minus the best of its one child). The root is then:
-    #   --solver 1: open, since column 5 is still unknown (a draw child never proves its parent while a sibling is
-    #               open: only a win does);
-    #   --solver 2: proven 0, since column 5 is already -1 at the expansion: minus the best of (-1, 0) = 0 for O,
-    #               who moved into the root: a draw, neither a win nor a loss.
+    # column 2 is proven 0 for X (minus the best of its one child). The root is then open with --solver 1 (column 5
+    # is still unknown: a draw child never proves its parent while a sibling is open, only a win does), and proven 0
+    # with --solver 2 (column 5 is -1 from the expansion: minus the best of (-1, 0) = 0 for O, who moved into it).
     root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 1, solver=solver)[0]
     children = {ch.move: ch for ch in root.children}
     assert children[1].proven == 0 and children[1].n == 1
@@ -2065,8 +1943,7 @@ def test_the_solver_proves_a_forced_draw_as_a_draw_and_solver_0_proves_nothing()
         assert [ch.proven for ch in root.children] == [0] and root.proven == 0 and root.q() == 0 and root.n == 1
     root = alphazero_plus.search([s], prior_on(4), 10, solver=0)[0]
     assert [ch.proven for ch in root.children] == [None] and root.proven is None and root.n == 11
-    # the exact draw is also what the back-up adds: the 10 visits of the child add 0 each (the game's end is 0 for
-    # O, who moves into it); the root's W is the network's 0 at its expansion
+    # The back-up adds the exact draw: 0 for each of the child's 10 visits; the root's W is the network's 0 at expansion
     assert root.children[0].w == 0 and root.children[0].n == 10
     root = alphazero_plus.search([connect4(DRAW_BY_BLOCKING)], prior_on(1), 60, solver=0)[0]
     assert all(ch.proven is None for ch in root.children) and root.proven is None and root.n == 61
@@ -2086,9 +1963,8 @@ def test_a_proven_roots_value_target_is_its_exact_value():
 
 @pytest.mark.parametrize("pipeline", [0, 1])
 def test_the_pipelined_loop_plays_each_iteration_with_the_network_one_step_older(pipeline, monkeypatch):
-    # Synchronous: iteration k's games are played by the network after k - 1 trainings. Pipelined: by the one after
-    # k - 2, since they are played while the network trains on iteration k - 1's (iterations 1 and 2: the initial
-    # network). The same seed gives the same losses run after run.
+    # Iteration k's games are played by the network after k - 1 trainings; pipelined, after k - 2, as it trains on
+    # iteration k - 1's meanwhile (iterations 1 and 2: the initial network). The same seed, the same losses.
     cfg = alphazero_plus.settings("tictactoe", iterations=4, games=4, simulations=3, steps=3, pipeline=pipeline)
     used, after, start = {}, {}, alphazero_plus.play_shares
 
@@ -2125,12 +2001,11 @@ def test_a_checkpoint_from_before_net_types_loads_as_mlp(tmp_path):
     net, path = net_for(alphazero, "connect4", 16), str(tmp_path / "old.pt")
     alphazero.save(net, path, "connect4")  # alphazero.py's: no "net" entry
     back = alphazero_plus.load(path)
-    assert back.kind == "mlp" and all(torch_equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
+    assert back.kind == "mlp" and all(torch.equal(x, y) for x, y in zip(net.parameters(), back.parameters()))
 
 
 def test_settings_that_cannot_be_right_together_are_refused(tmp_path):
-    # Each refused in one line before any work; each edge's other side passes: --lr-final equal to --lr,
-    # --window-start equal to --window
+    # Refused in one line before any work; each edge's other side passes: --lr-final = --lr, --window-start = --window
     assert exit_message("alphazero_plus.py", "--game", "tictactoe", "--lr", "0.001", "--lr-final", "0.5", "--out",
                         str(tmp_path / "x.pt")) == "alphazero_plus.py: error: --lr-final and --window-start must be " \
                                                    "at most --lr and --window"
@@ -2166,16 +2041,14 @@ class Pieces:
 
     def run(self, indices):
         return [tuple(indices)]
-
     def total(self, pieces):
         return pieces
 
 
 def test_a_jobs_numbers_are_the_same_with_1_or_3_workers(monkeypatch):
-    # A job of 10 is cut into the same 4 pieces whatever the workers (a piece's games share their batches, and a
-    # row's network output differs in its last bits with the batch's size): 0-1, 2-4, 5-6, 7-9 (10 i // 4). A
-    # searching agent keeps its network's outputs in a cache: with one worker (this process) each piece still
-    # starts from the agent as it was (a copy, as a worker's), so 1 and 3 workers score each game alike.
+    # A job of 10 is cut into the same 4 pieces whatever the workers (a piece's games share batches, and a batch's size
+    # changes the last bits of a row's output): 0-1, 2-4, 5-6, 7-9 (10 i // 4). With one worker (this process) each
+    # piece still starts from the agent as it was, its cache empty (a copy, as a worker's): 1 and 3 workers score alike.
     net = alphazero.NumpyNet(net_for(alphazero, "connect4", 64))
     jobs = {"m": evaluate.Match("connect4", evaluate.Agent(net, 6), evaluate.random_player, 12, 5), "p": Pieces(10)}
     measured = []
@@ -2198,10 +2071,9 @@ def stop_after(k):  # an on_iteration that stops the run after iteration k, as C
     (alphazero, dict(window=2)), (gumbel, dict(window=2)),
     (alphazero_plus, dict(window=2)), (alphazero_plus, dict(pipeline=1, window=3, window_start=1))])
 def test_a_training_stopped_after_any_iteration_and_resumed_ends_as_one_never_stopped(module, options, tmp_path):
-    # 4 iterations, a window of 2 or 3 (growing from 1 in the pipeline's case, whose games are played by the network
-    # one step older): stopped after iteration 1 or 3 (a KeyboardInterrupt, as Ctrl-C raises, whose note from Python
-    # names resume=True) and resumed, the weights are the unbroken run's bit for bit, though the stopped run had 1
-    # worker and the others 2; the CSV has a row for each iteration once, and no lock is left.
+    # 4 iterations, a window of 2 or 3 (growing from 1 with the pipeline, whose games the network one step older plays):
+    # stopped after iteration 1 or 3 (a KeyboardInterrupt, its note naming resume=True) with 1 worker, resumed with 2,
+    # the weights are the unbroken run's bit for bit; the CSV has each iteration's row once; no lock is left.
     cfg = module.settings("tictactoe", iterations=4, games=6, simulations=5, steps=4, **options)
     unbroken = weights(module.train("tictactoe", cfg, 2, module.Run(2, log=lambda line: None)))
     for k in (1, 3):
@@ -2228,11 +2100,10 @@ class NanLater(games.TicTacToe):
 @pytest.mark.parametrize("bad", ["nan", "inf", "z"])
 def test_a_loss_that_turns_nan_or_infinite_stops_the_training_with_the_last_finite_network(module, bad, monkeypatch,
                                                                                            tmp_path):
-    # Iteration 1 trains on numbers; from iteration 2 on every example's encoding is nan (or infinite, which makes
-    # the network's outputs nan: inf - inf), so its loss is not a number; or ("z") every value target is 1e20, so that
-    # the outputs stay finite but (z - v)^2 = 1e40 is past float32's range: an infinite loss (one Adam step, as the
-    # next one's would be nan). The run stops there, in one line that names the iteration, and the checkpoint keeps
-    # iteration 1's finite network (its CSV one row), though 3 were asked.
+    # Iteration 1 trains on numbers; from iteration 2 every example's encoding is nan (or infinite: the outputs are
+    # then nan, inf - inf), so the loss is nan; or ("z") every value target is 1e20: the outputs stay finite but
+    # (z - v)^2 = 1e40 is past float32's range, an infinite loss (one Adam step: the next one's would be nan). The run
+    # stops there in one line naming the iteration; the checkpoint keeps iteration 1's finite network (its CSV 1 row).
     monkeypatch.setitem(module.GAMES, "nanlater", NanLater)
     monkeypatch.setattr(NanLater, "broken", [])
     if bad == "z":
@@ -2287,9 +2158,8 @@ def test_a_setting_unknown_missing_or_out_of_its_range_is_refused_in_one_line_be
 
 @pytest.mark.parametrize("module", [alphazero, gumbel, alphazero_plus])
 def test_each_share_and_each_iteration_plays_its_own_games(module, monkeypatch):
-    # Two iterations of two shares: four jobs, each with its own random stream (seed, iteration, share), so that no
-    # two of them play the same games; the same seed again gives the same four. (One worker: this process plays
-    # them all, where the test sees each.)
+    # Two iterations of two shares: four jobs, each with its own random stream (seed, iteration, share), so no two
+    # play the same games; the same seed again gives the same four (one worker: this process plays all, seen here).
     played, self_play = [], module.self_play
 
     def recording(*job):
@@ -2467,8 +2337,7 @@ plumbing.run_main(lambda: alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, 
 
 
 def test_a_second_stop_while_a_stopped_script_ends_is_ignored(tmp_path):
-    # The first Ctrl-C stops the training after iteration 1; a second one comes while its end reads what the
-    # checkpoint holds: ignored, so the one line still says it, with the first stop's status
+    # Ctrl-C after iteration 1; a second Ctrl-C while the end reads the checkpoint is ignored: the same line and status
     (tmp_path / "twice.py").write_text(SECOND_STOP_WHILE_IT_ENDS.format(here=HERE, out=str(tmp_path / "t.pt")))
     out = run(str(tmp_path / "twice.py"))
     assert (out.returncode, out.stderr) == (130, f"interrupted; {tmp_path / 't.pt'} holds iteration 1: add --resume "
@@ -2482,7 +2351,6 @@ def test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never
     # Ctrl-C (to the whole group, as a terminal sends it), SIGTERM, or Ctrl-C twice, as soon as its workers are
     # there or after its first iteration: one line naming what the checkpoint holds, its status, no process left, the
     # checkpoint whole; --resume then ends with the weights of a run never stopped (the same seed in this process).
-    import signal
     path = tmp_path / "t.pt"
     p = training(path, sign=moment)
     for name in signals:
@@ -2503,10 +2371,8 @@ def test_a_stop_at_any_moment_of_a_training_is_one_line_and_resume_ends_as_never
 
 
 def test_kill_9_of_a_worker_is_one_line_with_the_checkpoint_intact_and_of_the_main_process_leaves_no_worker(tmp_path):
-    # What the out-of-memory killer does: a worker killed outright ends the run at once, in one line that says what
-    # the checkpoint holds (its iteration loads whole), status 1, no process left; the main process killed outright
-    # takes its workers with it (each watches it)
-    import signal
+    # What the out-of-memory killer does: a worker killed outright ends the run at once, in one line saying what the
+    # checkpoint holds (whole), status 1, no process left; the main process killed takes its workers (each watches it)
     path = tmp_path / "k.pt"
     p = training(path)
     os.kill(workers_of(p.pid)[0], signal.SIGKILL)
@@ -2525,14 +2391,11 @@ class Full:
     """A file whose writes fail as a full disk's do, after the first 100 bytes (a partial file is left to clean)."""
     def __init__(self, path, mode):
         self.f = open(path, mode)
-
     def write(self, data):
         self.f.write(data[:100])
         raise OSError(28, "No space left on device")
-
     def __enter__(self):
         return self
-
     def __exit__(self, *exc):
         self.f.close()
 
@@ -2543,9 +2406,8 @@ class Full:
 def test_a_full_disk_or_a_folder_made_read_only_or_removed_is_one_line_and_resume_mends_the_csv(fault, words, which,
                                                                                                  tmp_path, monkeypatch):
     # The second iteration's checkpoint, or its CSV, cannot be written (a full disk; a folder made read-only, or
-    # removed: what the system says to a root that bypasses permissions is caused here): a ValueError in words that
-    # says what the checkpoint holds, the last one whole, no temporary file left; after --resume the CSV has one row
-    # for each iteration, once (1, 2, 3: none lost, none twice)
+    # removed: caused here as the system tells a root that bypasses permissions): a ValueError saying what the last
+    # whole checkpoint holds, no temporary file left; after --resume the CSV has each iteration's row once (1, 2, 3).
     out, writes = tmp_path / "s.pt", []
 
     def failing_open(path, mode="r", *args, **kwargs):
@@ -2603,8 +2465,7 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
 
 
 def test_a_link_and_its_target_are_one_path_to_lock_and_to_write(tmp_path):
-    # A symlinked --out and its target: one lock (a second run through the other name is refused), and a write
-    # through the link replaces the target, the link staying a link
+    # One lock for a symlinked --out and its target; a write through the link replaces the target, the link kept
     target, link = tmp_path / "t.pt", tmp_path / "l.pt"
     target.write_bytes(b"old")
     link.symlink_to(target)
@@ -2619,8 +2480,7 @@ def test_a_link_and_its_target_are_one_path_to_lock_and_to_write(tmp_path):
 
 
 def test_play_searches_as_its_checkpoint_was_trained_unless_a_flag_says_otherwise(tmp_path, monkeypatch):
-    # A training with 7 simulations and c_puct 2: --play searches with them (not the defaults 100 and 1.25), and
-    # --simulations 0 (the raw policy) overrides its own
+    # A training with 7 simulations and c_puct 2: --play searches so (not with 100 and 1.25); --simulations 0 overrides
     path, seen = str(tmp_path / "t.pt"), []
     cfg = alphazero.settings("tictactoe", iterations=1, games=2, simulations=7, steps=1, hidden=8, c_puct=2.0)
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
@@ -2681,10 +2541,9 @@ def test_a_valueerror_from_code_not_ours_keeps_its_traceback_wherever_its_file_l
                                                                  "network"),
     (["evaluate.py", "--seeds", "0"], "argument --seeds: must be a whole number from 1 to 1000, not '0'")])
 def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, words, tmp_path):
-    # Missing, damaged (truncated: the same words from --play and --resume), one holding a pickled object other than
-    # tensors and plain data (loaded only with weights_only=True refused: unpickling it could run any code), foreign
-    # (a torch file of other contents), one's own game's without its --game, another algorithm's, one already done,
-    # other settings
+    # Missing, damaged (truncated: the same words from --play and --resume), holding a pickled object beyond tensors
+    # and plain data (refused by weights_only=True: unpickling could run any code), foreign (a torch file of other
+    # contents), one's own game's without its --game, another algorithm's, one already done, other settings
     paths = {name: str(tmp_path / f"{name.lower()}.pt") for name in ("MISSING", "DAMAGED", "PICKLED", "FOREIGN", "OWN",
                                                                      "MINE", "GUMBEL", "TEXT")}
     alphazero.save(net_for(alphazero, "tictactoe", 8), paths["DAMAGED"], "tictactoe")
@@ -2703,8 +2562,7 @@ def test_bad_flags_and_checkpoints_are_one_line_that_names_the_way_out(argv, wor
 
 
 def test_a_pipe_closed_early_ends_without_a_traceback(tmp_path):
-    # `| head -1`: the reader goes after the first line; the training ends quietly at its next line (141), the
-    # report too; nothing is printed on stderr but what the checkpoint holds
+    # `| head -1`: the training and the report end quietly at their next line (141); stderr says only what is saved
     for argv in (["alphazero.py", "--game", "tictactoe", "--iterations", "3", "--games", "4", "--simulations", "3",
                   "--steps", "2", "--out", str(tmp_path / "h.pt")],
                  ["evaluate.py", "--quick", "--part", "blog", "--json", str(tmp_path / "h.json")]):
@@ -2715,9 +2573,7 @@ def test_a_pipe_closed_early_ends_without_a_traceback(tmp_path):
 
 
 def test_a_reports_last_complete_json_survives_a_rerun_that_is_stopped(tmp_path):
-    # A finished report's JSON; a second run onto it, stopped as it works, leaves it as it was (it is written only
-    # once every part is done, and then whole)
-    import signal
+    # A second run onto a finished report's JSON, stopped as it works, leaves it as it was (written whole, at the end)
     path = tmp_path / "r.json"
     assert run("evaluate.py", "--quick", "--part", "3b", "--json", str(path)).returncode == 0
     before = path.read_text()
@@ -2773,15 +2629,13 @@ def test_the_uct_400_opponent_explores_as_the_labs_c_1_4_on_values_in_minus_1_to
 
 def test_every_game_and_position_of_a_job_is_played_the_last_slice_too():
     # 10 items in 4 pieces (evaluate.PIECES): 2, 3, 2, 3 of them, every index once, in order; 3 items: three of one
-    job = lambda n: types.SimpleNamespace(size=n, run=lambda indices: [indices], total=lambda pieces: pieces)
-    assert evaluate.PIECES == 4 and evaluate.run_jobs({"ten": job(10), "three": job(3)}) == {
-        "ten": [[0, 1], [2, 3, 4], [5, 6], [7, 8, 9]], "three": [[0], [1], [2]]}
+    assert evaluate.PIECES == 4 and evaluate.run_jobs({"ten": Pieces(10), "three": Pieces(3)}) == {
+        "ten": [(0, 1), (2, 3, 4), (5, 6), (7, 8, 9)], "three": [(0,), (1,), (2,)]}
 
 
 @functools.lru_cache(maxsize=None)  # each position once: 5,478 of them
 def negamax_ttt(x, o):
-    """Tic-tac-toe's value for the player to move (whose stones are x) by plain minimax, written here apart from
-    evaluate.py's solver: 1 win, 0 draw, -1 loss."""
+    """Tic-tac-toe's value (1, 0, -1) for the mover (stones x) by plain minimax, written apart from evaluate.py's."""
     lines = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
     if any(all(o >> i & 1 for i in line) for line in lines):
         return -1  # the opponent has just made three
@@ -2826,10 +2680,8 @@ def test_a_match_plays_each_opening_once_with_each_colour():
 def test_the_tactical_player_wins_at_once_before_it_blocks():
     # X holds three in column 1 and O three in column 7, X to move: X wins in column 1 rather than block column 7.
     # With X's three spread on the bottom row (columns 1, 3, 5: no four to make) it blocks column 7.
-    for moves, expected in (((0, 6, 0, 6, 0, 6), 0), ((0, 6, 2, 6, 4, 6), 6)):
-        s = games.ConnectFour()
-        for m in moves:
-            s.play(m)
+    for moves, expected in (("171717", 0), ("173757", 6)):
+        s = connect4(moves)
         assert {evaluate.tactical_player([s], [np.random.default_rng(seed)])[0] for seed in range(20)} == {expected}
 
 
@@ -2844,8 +2696,6 @@ def test_the_tactical_player_wins_at_once_before_it_blocks():
 # So the tactical player must play column 7 every time; without rule 3, the weights (1 and 1) would pick column 1
 # half the time (all of 20 seeds choosing column 7 by chance: 2^-20).
 THIRD_RULE = "122346576563644552566532712414241737733"
-
-
 THIRD_RULE_PICTURE = [". X X O O X .", ". X O O X O X", "X O X O X X O", "X O X X O X O", "O X O O O X X",
                       "X O O X X O O"]
 
@@ -2868,8 +2718,7 @@ def test_the_tactical_player_avoids_a_move_that_lets_the_opponent_win_on_a_board
     assert not has_four_drawn(final, "X") and not has_four_drawn(final, "O")
 
 
-# Every game drawn: each game starts where any way to finish it is a draw, so whoever plays, every report should
-# count draws, scoring 1/2 each, not a win or a loss.
+# All drawn: each game starts where any finish is a draw, so every report should count 1/2 a game, no win or loss.
 #   Connect Four, X to move, 40 stones; the tops of columns 2 and 7 empty:
 #   X . O O X O .        X or O in column 2 (row 6): row 6 holds X O O / O O X around it, column 2 has X below,
 #   O X O X X X O        its diagonals: O below left and O O X below right: three O at most (O in column 2, then
@@ -2878,18 +2727,13 @@ def test_the_tactical_player_avoids_a_move_that_lets_the_opponent_win_on_a_board
 #   X O X X O O O      Tic-tac-toe, X to move, 8 stones:  O X O / O X . / X O X: X fills the last cell, a draw
 #   O X O O X O X      (row 2 O X X, column 3 O X X, no three).
 ANY_FILL_DRAWS = "2113321634124455544631157257536764637627"
-
-
 ANY_FILL_DRAWS_PICTURE = ["X . O O X O .", "O X O X X X O", "X O X O O X X", "X O X O X X O", "X O X X O O O",
                           "O X O O X O X"]
-
-
 TTT_LAST_CELL_DRAWS = (4, 0, 8, 2, 1, 7, 6, 3)
 
 
 class DrawnConnectFour(games.ConnectFour):
     """A Connect Four game that starts from ANY_FILL_DRAWS."""
-
     def __init__(self):
         super().__init__()
         for c in ANY_FILL_DRAWS:
@@ -2964,8 +2808,7 @@ def test_evaluate_checkpoint_reports_draws_as_one_half(monkeypatch, tmp_path, ca
 
 
 def test_part_2_and_part_3b_tables_report_draws_as_one_half(monkeypatch, capsys):
-    # Part 2's rows (Connect4Row), its more-search table and Part 3b's Gumbel scores, with the training replaced by
-    # two untrained networks: every game a draw, every score 0.5
+    # Part 2's rows, more-search table and Part 3b's Gumbel scores, the training replaced by two untrained nets: all 0.5
     drawn_starts(monkeypatch)
     nets = {0: tiny(alphazero, "connect4"), 10: tiny(alphazero, "connect4")}
     cfg = alphazero.settings("connect4", simulations=3, iterations=10)  # Part 3b plays iteration 10's network
@@ -3011,20 +2854,6 @@ def test_search_options_and_load_any_give_the_solver_a_checkpoint_records(solver
     assert evaluate.load_any(path)[1:] == ("connect4", "alphazero", {})
 
 
-@pytest.mark.parametrize("game, solver", [("connect4", 2), ("connect4", 1), ("tictactoe", 1), ("connect4", 0)])
-def test_evaluate_checkpoint_searches_with_the_solver_its_settings_record(game, solver, monkeypatch, tmp_path,
-                                                                         capsys):
-    # The first search of the measure (after the raw policy's games) is alphazero_plus's, with solver=N as saved;
-    # a checkpoint trained with --solver 0 searches with no solver option at all
-    path = str(tmp_path / "p.pt")
-    alphazero_plus.save(net_for(alphazero_plus, game, 8), path, game, cfg=alphazero_plus.settings(game, solver=solver))
-    seen = []
-    record_search(monkeypatch, seen)
-    with pytest.raises(Searched):
-        evaluate.measure_checkpoint(quick_args(checkpoint=path))
-    assert seen == [solver or None]
-
-
 def assert_figures(folder, names):
     """Exactly these PNG files, each a real image of a readable size."""
     import matplotlib.image
@@ -3047,8 +2876,7 @@ def lines_of(ax):  # {label: y data} of an axes' lines, and the dots (unlabelled
 
 
 def test_the_lab_part_1_figure_holds_every_seeds_numbers_and_their_median():
-    # Seeds 3 and 4: the line through the medians of the two (0.6 = (0.55 + 0.65) / 2), a dot for each seed; the
-    # labels say the run's sizes, as the JSON gives them
+    # Seeds 3 and 4: a line through the two medians (0.6 = (0.55 + 0.65) / 2), a dot a seed; labels say the JSON's sizes
     row = evaluate.TicTacToeRow
     r = {"ours": {3: {0: row(0.55, 80, 0.97, 40), 5: row(0.8, 12, 0.99, 6), 7: row(0.85, 9, 0.98, 3)},
                   4: {0: row(0.65, 70, 0.97, 44), 5: row(0.9, 10, 0.99, 8), 7: row(0.85, 9, 0.96, 3)}},
@@ -3154,8 +2982,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
     drawn = {"article_1_figure_2_go", "article_1_figure_3_chess", "article_2_figure_2_puct", "lab_part_1",
              "lab_part_2", "lab_part_2_more_search", "lab_part_3a", "lab_part_3b"}
     assert_figures(folder / "figures", drawn)
-    # plots.py redraws them from the JSON alone, the same pictures; a file that is no JSON of ours, or an older
-    # version's JSON without the sizes a label names: one line
+    # plots.py redraws the same pictures from the JSON; a file not ours, or an old one lacking a label's sizes: one line
     assert run("plots.py", str(folder / "r.json"), "--plots", str(folder / "again")).returncode == 0
     assert all((folder / "again" / f"{name}.png").read_bytes() == (folder / "figures" / f"{name}.png").read_bytes()
                for name in drawn)
@@ -3165,16 +2992,14 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
                         ("old.json", "{} lacks 'simulations', which the figures need: run its parts again to draw them")):
         assert exit_message("plots.py", str(folder / name), "--plots", str(folder / "x")) == \
             "plots.py: error: " + words.format(folder / name, folder / name)
-    # What holds at any size: the chess trap's rules and the worked PUCT example's arithmetic. The lab's parts train
-    # for 2-5 small iterations here, so their checks against the lab's numbers are not expected to hold.
+    # What holds at any size: the chess trap's rules, the worked PUCT arithmetic (not the lab's numbers: 2-5 iterations)
     blog = results["blog"]
     assert [ours["moves_allowing_mate"] for ours in blog["chess"]["ours"].values()] == ["11 of 26"] * 2
     assert (blog["worked_example"]["crack_bonus"], blog["worked_example"]["crack_margin"]) == (0.198, 0.049)
     assert all(len(r["checks"]) > 0 for r in results.values())
-    # Every part alone gives the whole run's numbers, with 1 worker or 3 as with 2: nothing carries from one part
-    # to the next (a process's settings, a cache, a random stream, which worker runs which task), and the numbers
-    # are the work's, not the workers' (a training's shares, a job's pieces). Only the seconds differ. Part 3b alone
-    # trains Part 2's network first, and says so before it starts.
+    # Every part alone gives the whole run's numbers, with 1 worker or 3 as with 2 (only the seconds differ): nothing
+    # carries from part to part (a process's settings, a cache, a random stream, which worker runs which task), and the
+    # numbers are the work's (a training's shares, a job's pieces). Part 3b alone trains Part 2's network, and says so.
     timed = ("seconds", "median_seconds")
 
     def numbers(r):
@@ -3194,9 +3019,7 @@ def test_evaluate_quick_runs_every_part_and_writes_json(tmp_path):
 # further.py: the exact Connect Four solver, the truth, the five questions, the benchmark
 
 def test_connect4_solver_on_a_win_in_one_and_a_finished_game():
-    s = games.ConnectFour()
-    for c in (0, 1, 0, 1, 0, 1):
-        s.play(c)
+    s = connect4("121212")
     assert further.solve_connect4(s) == 22 - 4  # the first player's fourth stone makes four
     s.play(0)
     assert s.is_over() and further.solve_connect4(s) == -(22 - 4)  # the second player, to move, has lost
@@ -3212,9 +3035,8 @@ def test_a_benchmark_error_is_a_move_that_gives_up_the_best_outcome():
     assert not any(lost.is_error(m) for m in range(3))
 
 
-# Positions valued by a public perfect solver (Pascal Pons'): the columns played (1 = leftmost), the value for the
-# player to move, then each column's value ('.' full). A sample of 48 lines of the project's data/c4_positions.txt,
-# each with 18 stones or more, as one text that starts and ends with a newline.
+# Positions valued by a public perfect solver (Pascal Pons'): columns played (1 = leftmost), the mover's value, each
+# column's value ('.' full): 48 lines of data/c4_positions.txt, each of 18+ stones, as one text between newlines.
 SAMPLE = {1, 8, 12, 16, 20, 25, 30, 35, 40, 45, 49, 55, 59, 65, 72, 78, 86, 92, 97, 107, 114, 121, 125, 131, 140, 154,
           158, 167, 172, 184, 188, 200, 203, 210, 216, 219, 226, 237, 242, 245, 252, 260, 265, 269, 274, 280, 286, 293}
 CONNECT4_SOLVED = "\n" + "".join(line for i, line in enumerate(line for line in open(os.path.join(
@@ -3237,10 +3059,7 @@ def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
         sign = lambda v: (int(v) > 0) - (int(v) < 0)
         losing = [c for c, v in enumerate(per_column) if v != "." and sign(v) != sign(score)]
         if losing:  # a position where some move throws the outcome away
-            s = games.ConnectFour()
-            for c in moves:
-                s.play(int(c) - 1)
-            states.append(s)
+            states.append(connect4(moves))
             good.append(next(c for c, v in enumerate(per_column) if v != "." and sign(v) == sign(score)))
             bad.append(losing[0])
     for moves, kept in ((good, len(states)), (bad, 0)):
@@ -3251,9 +3070,7 @@ def test_the_truth_measure_counts_moves_that_keep_the_exact_outcome():
     for line in CONNECT4_SOLVED.split("\n")[1:-1]:
         moves, score = line.split()[:2]
         if int(score) < 0 and len(moves) >= further.TRUTH_MIN_STONES:
-            lost.append(games.ConnectFour())
-            for c in moves:
-                lost[-1].play(int(c) - 1)
+            lost.append(connect4(moves))
     judged = further.Judged(lambda states, rngs: [s.legal_moves()[0] for s in states])
     judged(lost, [None] * len(lost))
     assert (judged.kept, judged.judged, judged.skipped) == (0, 0, len(lost)) and len(lost) >= 5
@@ -3264,9 +3081,7 @@ def test_the_solver_player_picks_only_best_moves_and_all_of_them():
     perfect = further.SolverPlayer(stand_in)
     for line in CONNECT4_SOLVED.split("\n")[1:-1]:
         moves, score, *per_column = line.split()
-        s = games.ConnectFour()
-        for c in moves:
-            s.play(int(c) - 1)
+        s = connect4(moves)
         values = {c: int(v) for c, v in enumerate(per_column) if v != "."}
         best = {c for c, v in values.items() if v == max(values.values())}
         picked = {perfect([s], [np.random.default_rng(i)])[0] for i in range(30)}
@@ -3323,16 +3138,14 @@ def test_blind_spots_are_none_for_perfect_play_and_many_for_an_untrained_network
 def test_the_benchmark_file_holds_200_positions_a_set_that_our_solver_agrees_with():
     positions = further.read_benchmark()
     assert len(positions) == 1200 and all(sum(p.set == s for p in positions) == 200 for s in further.SETS)
-    # The end-easy positions (more than 28 stones, few moves left) are quick to solve: the public solver's value of
-    # the position, its best move's, is ours
+    # End-easy positions (over 28 stones) solve quickly: the public solver's value of each (its best move's) is ours
     for p in [p for p in positions if p.set == "end-easy"][::20]:
         s = p.state()
         assert further.solve_connect4(s) == max(p.values.values()) and set(p.values) == set(s.legal_moves())
 
 
 def test_the_benchmark_job_counts_errors_by_set():
-    # An agent that always plays the lowest legal column: its error rate in a set is the share of that set's
-    # positions where the lowest column gives up the best outcome, counted here from the file directly
+    # Always the lowest column: a set's error rate is the share of its positions where it gives up the best outcome
     positions = [p for p in further.read_benchmark() if p.set in ("end-easy", "middle-medium")][::10]
     lowest = lambda states, rngs: [s.legal_moves()[0] for s in states]
     rates = further.Benchmark(lowest, positions, len(positions)).total(
@@ -3402,24 +3215,27 @@ def test_the_recipe_figure_holds_its_curve():
     assert lines == {"policy: truth": [0.8, 0.85], "search 20: truth": [0.9, 0.95], "search 20 v UCT-50": [0.6, 0.7]}
 
 
-@pytest.mark.parametrize("trainer, solver", [(alphazero_plus, 2), (alphazero_plus, 1), (alphazero_plus, 0),
-                                             (gumbel, None)])
-def test_further_checkpoint_searches_as_its_algorithm_with_the_solver_its_settings_record(trainer, solver, monkeypatch,
-                                                                                         tmp_path, capsys):
-    # further.py --checkpoint: connect4_report's first search (after the raw policy against the tactical player) is
-    # the search of the algorithm that trained the network (a gumbel.py network's is gumbel.search)
+@pytest.mark.parametrize("measure, trainer, game, solver", [
+    (evaluate, alphazero_plus, "connect4", 2), (evaluate, alphazero_plus, "connect4", 1),
+    (evaluate, alphazero_plus, "tictactoe", 1), (evaluate, alphazero_plus, "connect4", 0),
+    (further, alphazero_plus, "connect4", 2), (further, alphazero_plus, "connect4", 1),
+    (further, alphazero_plus, "connect4", 0), (further, gumbel, "connect4", None)])
+def test_a_checkpoints_measure_searches_as_its_algorithm_with_the_solver_its_settings_record(measure, trainer, game,
+                                                                                          solver, monkeypatch,
+                                                                                          tmp_path, capsys):
+    # evaluate.py and further.py --checkpoint: the first search, after the raw policy's games, is that of the network's
+    # algorithm (gumbel.search for gumbel.py's), with solver=N as saved; --solver 0 gives no solver option at all
     path = str(tmp_path / "p.pt")
-    trainer.save(net_for(trainer, "connect4", 8), path, "connect4", cfg=alphazero_plus.settings("connect4", solver=solver))
+    trainer.save(net_for(trainer, game, 8), path, game, cfg=alphazero_plus.settings(game, solver=solver))
     seen = []
     record_search(monkeypatch, seen, trainer)
     with pytest.raises(Searched):
-        further.measure_checkpoint(quick_args(checkpoint=path))
+        measure.measure_checkpoint(quick_args(checkpoint=path))
     assert seen == [solver or None]
 
 
 def test_the_solvers_check_answers_for_a_positions_file_without_14_stones(tmp_path, monkeypatch, capsys):
-    # --c4-positions with one position of 4 stones (over the quick budget, or judged): no median of 14+ stones to
-    # give, and the answer says so instead of failing
+    # --c4-positions of one 4-stone position: no median of 14+ stones to give, and the answer says so instead of failing
     (tmp_path / "p.txt").write_text("4444 0 0 0 0 0 0 0 0\n")
     monkeypatch.setitem(evaluate.POOLS, "now", plumbing.Run(1))
     r = further.further_solver(quick_args(c4_positions=str(tmp_path / "p.txt")))
@@ -3467,33 +3283,27 @@ def test_further_quick_answers_every_question_and_writes_json(tmp_path):
 # ---------------------------------------------------------------------------------------------------------------
 # The command lines, as a user runs them: bad input, the scripts' outputs, a game of your own, the figures
 
-@pytest.mark.parametrize("argv", [["mcts.py", "--game", "nope"], ["mcts.py", "--simulations", "0"],
-                                  ["mcts.py", "--simulations", "-5"], ["mcts.py", "--seed", "x"],
-                                  ["puct.py", "--simulations", "0"], ["puct.py", "--seeds", "abc"],
-                                  ["evaluate.py", "--part", "nope"]])
-def test_bad_input_gets_a_clear_error_and_no_traceback(argv):
-    message = exit_message(*argv)
-    assert message.startswith(f"{argv[0]}: error: ") and len(message.splitlines()) == 1
-
-
 @pytest.mark.parametrize("argv", [["mcts.py", "--simulations", "0"], ["alphazero.py", "--lr", "0"]])
 def test_a_script_exits_with_one_line_and_status_1(argv):
     out = run(*argv)
     assert out.returncode == 1 and out.stdout == "" and out.stderr.strip() == exit_message(*argv)
 
 
-@pytest.mark.parametrize("argv", [["mcts.py", "--c", "-1"], ["puct.py", "--c-puct", "-0.5"], ["puct.py", "--weight", "2"],
-                                  ["puct.py", "--weight", "-0.1"], ["alphazero.py", "--lr", "0"],
-                                  ["alphazero.py", "--weight-decay", "-1"], ["alphazero.py", "--c-puct", "-1"],
-                                  ["alphazero.py", "--alpha", "0"], ["alphazero.py", "--noise", "1.5"],
-                                  ["alphazero_plus.py", "--random-openings", "1.5"], ["alphazero.py", "--simulations", "0"],
-                                  ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
-                                  ["alphazero_plus.py", "--random-openings", "-0.25"], ["alphazero_plus.py", "--lr-final", "0"],
-                                  ["alphazero_plus.py", "--lr-final", "-1e-4"], ["alphazero_plus.py", "--q-weight", "1.5"],
-                                  ["alphazero_plus.py", "--q-weight", "-0.5"]])
-def test_every_number_out_of_its_range_gets_one_line(argv, capsys):
+@pytest.mark.parametrize("argv", [
+    ["mcts.py", "--game", "nope"], ["mcts.py", "--simulations", "0"], ["mcts.py", "--simulations", "-5"],
+    ["mcts.py", "--seed", "x"], ["puct.py", "--simulations", "0"], ["puct.py", "--seeds", "abc"],
+    ["evaluate.py", "--part", "nope"], ["mcts.py", "--c", "-1"], ["puct.py", "--c-puct", "-0.5"],
+    ["puct.py", "--weight", "2"], ["puct.py", "--weight", "-0.1"], ["alphazero.py", "--lr", "0"],
+    ["alphazero.py", "--weight-decay", "-1"], ["alphazero.py", "--c-puct", "-1"], ["alphazero.py", "--alpha", "0"],
+    ["alphazero.py", "--noise", "1.5"], ["alphazero_plus.py", "--random-openings", "1.5"],
+    ["alphazero.py", "--simulations", "0"], ["gumbel.py", "--lr", "nan"], ["gumbel.py", "--weight-decay", "-1e-4"],
+    ["alphazero_plus.py", "--random-openings", "-0.25"], ["alphazero_plus.py", "--lr-final", "0"],
+    ["alphazero_plus.py", "--lr-final", "-1e-4"], ["alphazero_plus.py", "--q-weight", "1.5"],
+    ["alphazero_plus.py", "--q-weight", "-0.5"]])
+def test_bad_input_or_a_number_out_of_its_range_gets_one_line_and_no_traceback(argv, capsys):
     message = exit_message(*argv)
     assert len(message.splitlines()) == 1 and capsys.readouterr().out == ""
+    assert message.startswith(f"{argv[0]}: error: ")
     assert message.startswith(f"{argv[0]}: error: argument {argv[1]}") or "--simulations 0 is for --play" in message
 
 
@@ -3555,9 +3365,8 @@ class BrokenNim(Nim):
 
 
 def a_game_of_your_own_scripts(folder):
-    """The README's Nim (its class, as the README shows it) in a module of its own, nim_game.py, in the folder the
-    scripts are run from (not theirs): a training with two workers, a game against it, and BrokenNim's training with
-    one worker and with two."""
+    """The README's Nim class in a module of its own, nim_game.py, in the folder the scripts run from (not theirs): a
+    training with two workers, a game against it, and BrokenNim's training with one worker and with two."""
     (folder / "nim_game.py").write_text("import numpy as np\n\n\n" + readme_nim() + BROKEN_NIM)
     script = os.path.join(HERE, "alphazero.py")
     common = ["--game", "nim_game:Nim", "--simulations", "6"]
@@ -3570,15 +3379,13 @@ def a_game_of_your_own_scripts(folder):
 
 
 def test_a_game_of_your_own_from_the_command_line(tmp_path):
-    # --game nim_game:Nim trains it with two workers and plays it (the three trainers share plumbing.command_line,
-    # which imports it)
+    # --game nim_game:Nim trains with two workers and plays (the trainers share plumbing.command_line, which imports it)
     runs, folder = ran(a_game_of_your_own_scripts, tmp_path)
     trained, played = runs["trained"], runs["played"]
     assert trained.returncode == 0 and trained.stdout.count("iteration ") == 2, trained.stderr[-2000:]
     assert torch.load(folder / "nim.pt", weights_only=True)["game"] == "nim_game:Nim"
     assert played.returncode == 0 and played.stdout.rstrip().endswith(("you win", "the agent wins")), played.stderr
-    # A game that raises in a worker: its own file, line and message, as in one process; a ValueError too, though
-    # the scripts' own ValueErrors are one line in words
+    # A game that raises in a worker: its file, line and message, as in one process, a ValueError too (ours: one line)
     line = (folder / "nim_game.py").read_text().splitlines().index(
         "            raise ValueError('no rule below 5 sticks')") + 1
     for workers in ("1", "2"):
@@ -3596,8 +3403,7 @@ def test_a_game_of_your_own_from_the_command_line(tmp_path):
     ("fails_inside", "x = 1\ny = x / 0\n", ZeroDivisionError)])
 def test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error(name, source, words, tmp_path,
                                                                               monkeypatch):
-    # A module or a class that is not there: one line that says so; an error inside the module: its own, with its
-    # traceback (the module's file and line)
+    # A module or class not there: one line saying so; an error inside the module: its own, with its traceback (file)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", list(sys.path))
     if source is not None:
@@ -3614,8 +3420,7 @@ def test_a_game_module_that_cannot_be_imported_is_one_line_with_its_own_error(na
 
 
 def test_each_trainer_and_each_bench_script_has_its_own_default_output(tmp_path, monkeypatch, capsys):
-    # Three trainers, three default checkpoints; --play of each looks for its own (none exists in an empty folder);
-    # the bench scripts' --help names their default JSON
+    # Each trainer's --play seeks its own default checkpoint (none here); each bench script's --help names its JSON
     monkeypatch.chdir(tmp_path)
     for script, name in (("alphazero.py", "connect4.pt"), ("gumbel.py", "connect4_gumbel.pt"),
                          ("alphazero_plus.py", "connect4_plus.pt")):
@@ -3655,19 +3460,17 @@ def test_a_positions_file_of_the_wrong_shape_names_its_line(tmp_path):
     assert further.read_positions(str(path)) == ["4455 0 0 0 0 0 0 0 0\n"]  # the right shape passes
 
 
-def test_plots_names_a_folder_it_cannot_make(tmp_path):
-    assert exit_message("evaluate.py", "--quick", "--plots", "/sys/figs") == \
-        "evaluate.py: error: cannot make the folder '/sys/figs': Operation not permitted"
-
-
-def test_plots_without_matplotlib_say_how_to_install_it(monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
-    assert exit_message("evaluate.py", "--quick", "--plots", str(tmp_path)) == \
-        "evaluate.py: error: --plots draws with matplotlib, which is not installed: pip install matplotlib"
+@pytest.mark.parametrize("folder, words", [
+    ("/sys/figs", "cannot make the folder '/sys/figs': Operation not permitted"),
+    (None, "--plots draws with matplotlib, which is not installed: pip install matplotlib")],
+    ids=["folder", "matplotlib"])
+def test_plots_that_cannot_be_drawn_say_why(folder, words, monkeypatch, tmp_path):
+    if folder is None:  # an existing folder, without matplotlib: import matplotlib now raises ImportError
+        monkeypatch.setitem(sys.modules, "matplotlib", None)
+    assert exit_message("evaluate.py", "--quick", "--plots", folder or str(tmp_path)) == f"evaluate.py: error: {words}"
 
 
 def test_the_readmes_figures_are_in_the_repository():
-    import re
     shown = [name for doc in ("README.md", "FURTHER.md")
              for name in re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", open(os.path.join(HERE, doc)).read())]
     assert len(shown) >= 8 and all(os.path.isfile(os.path.join(HERE, name)) for name in shown)
@@ -3687,9 +3490,7 @@ def test_an_encode_many_that_is_not_static_is_refused_before_any_work(monkeypatc
 
 
 def test_the_play_header_says_the_simulations_the_search_made():
-    # With the solver a position with a win in one is proven as its root is expanded: the search makes no
-    # simulation of the 35 asked, and says so.
-    import contextlib
+    # With the solver, a win in one is proven at the root's expansion: the header says 0 of the 35 simulations were made
     s = connect4("112233")  # X holds columns 1-3 of the bottom row, O the row above: X, to move, wins in column 4
     net = alphazero_plus.NumpyNet(zeroed(alphazero_plus.Net(84, 7, 16)))
     root = alphazero_plus.search([s], net, 35, solver=True)[0]
