@@ -26,7 +26,7 @@ START = "forkserver" if sys.platform.startswith("linux") else "spawn"  # how wor
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closing terminal
 
 
-def start_process():  # how this process computes (README: Speed); returns a function that puts it back
+def start_process():  # set how this process computes (README: Speed), and return a function that puts it back
     import threadpoolctl  # (imported only here, because importing it sets KMP_DUPLICATE_LIB_OK in os.environ)
     threads, thresholds = torch.get_num_threads(), gc.get_threshold()
     blas = threadpoolctl.threadpool_limits(1, "blas")  # numpy's batches are small: a second thread costs more
@@ -48,8 +48,8 @@ def start_worker(nice):
     start_process()
 
 
-def start_workers(n, nice):  # n of them, started now: a process with no other thread forks them, copies of it; beside
-    # another thread a fork can copy a lock that thread holds, and hang, so a fork server starts them (spawn on macOS)
+def start_workers(n, nice):  # n worker processes, started now. A process with no other thread forks them (copies of
+    # it); beside another thread a fork can copy a lock that thread holds, and hang, so a fork server starts them
     how = multiprocessing.get_context("fork" if START == "forkserver" and threading.active_count() == 1 else START)
     how.set_forkserver_preload(["__main__", "torch", "games"])
     pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
@@ -142,7 +142,7 @@ class Run:
             raise
         return self
 
-    def claim(self, path, csv):  # refuses no regular file, a live run's, and one holding something (unless told)
+    def claim(self, path, csv):  # refuse a path that is no regular file, is a live run's, or holds something already
         if any(p == csv == path or os.path.lexists(p) and not os.path.isfile(p) for p in (path, csv)):
             raise ValueError(f"{path!r} or its CSV is not a regular file: choose another {self.say('out')}")
         lock(path, self.say("out"))
@@ -160,7 +160,7 @@ class Run:
     def map(self, fn, *iterables):  # [fn(*args) for args in zip(*iterables)], in the workers
         return [future.result() for future in [self.submit(fn, *args) for args in zip(*iterables)]]
 
-    def resumable(self, ckpt, algorithm, cfg):  # ckpt, if this training can go on from it with more iterations
+    def resumable(self, ckpt, algorithm, cfg):  # ckpt, if this training can go on from it (same settings, more to do)
         then, done = ckpt.get("settings") or {}, ckpt.get("iterations_done", 0)
         changed = ", ".join(f"{k} {then.get(k)!r}" for k, v in cfg.items() if k != "iterations" and then.get(k) != v)
         if "rows" not in ckpt or ckpt["algorithm"] != algorithm:
@@ -195,7 +195,7 @@ class Run:
 
 
 # A script's end: one line with what was saved, whatever stops it, and a second stop while it ends is ignored. Status 1
-# is an error, 128 + the signal a stop, 141 a reader gone. A ValueError of code not ours (one's game) keeps its trace.
+# is an error, 128 + the signal a stop, 141 a reader gone. A ValueError from code not ours (one's own game) is traced.
 def run_main(work):
     ours = {f"{n}.py" for n in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
     def stop(signum, frame):
