@@ -297,8 +297,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done = ckpt["rows"], ckpt["iterations_done"]
-    # `with run` locks the checkpoint's path and starts the workers. However the loop ends, it then stops the workers
-    # and says what the checkpoint holds.
+    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, it
+    # then stops them and puts the caller's settings back; if an error or a stop ended it, it notes what run.out holds.
     with run:
         if on_iteration and not done:
             on_iteration(0, net)

@@ -4,11 +4,11 @@ worked example). The lab's part_1 measures AlphaZero on tic-tac-toe against the 
 Four against three opponents; part_3a trains PUCT and Gumbel with 2 simulations a move, and part_3b plays Gumbel
 against PUCT with Part 2's network.
 
-    python evaluate.py                      # every table (4 to 9 minutes on 2 cores)
+    python evaluate.py                      # every table (2.5 to 9 minutes on 2 cores)
     python evaluate.py --part 2             # one part: blog, 1, 2, 3a or 3b
     python evaluate.py --quick              # every part at a small size, in seconds
     python evaluate.py --seeds 8            # every part at seeds 0 to 7: our median and range beside each number
-    python evaluate.py --plots figures      # then the figures (python plots.py evaluate.json redraws them)
+    python evaluate.py --plots figures      # then the figures (python plots.py evaluate.json --plots DIR redraws them)
     python evaluate.py --checkpoint connect4.pt    # one saved network, measured as Part 1 or 2 measures its own
 further.py goes beyond the documents: the exact Connect Four solver, the five questions and the strong player.
 """
@@ -71,7 +71,8 @@ ALGORITHMS = {"alphazero": alphazero, "gumbel": gumbel, "alphazero_plus": alphaz
 # ----------------------------------------------------------------------------------------------------------------
 # The arena every table plays in, modelled on alpha-zero-general's Arena.py. A player takes a batch of states (one per
 # game running side by side) with their random generators, and returns a move for each. A job measures `size` games
-# (Match) or positions (OptimalMoves): run(indices) plays a slice of them in a worker, and total() adds up the slices.
+# (Match) or positions (OptimalMoves): run(indices) plays a slice of them in a worker, and total() makes the job's
+# number from the slices' results.
 
 SOLVED = {}  # the minimax value for the player to move, by (x bits, o bits)
 

@@ -1,5 +1,5 @@
-"""The machinery beneath the trainers and the reports, which a learner can skip: no algorithm, only five promises, a
-section each (workers, files, checkpoints, a script's end, the flags), each section's first lines saying what."""
+"""The machinery beneath the trainers and the reports, which a learner can skip: no algorithm, only promises, in six
+sections (workers, files, checkpoints, the Run, a script's end, the flags), each opening with what it promises."""
 import argparse
 import concurrent.futures
 import contextlib
@@ -19,7 +19,7 @@ import torch._dynamo  # noqa: F401 (torch imports it and sympy at the first opti
 #                       left them half-imported and every later train() failing; imported here, they are whole)
 
 
-# Workers. Each process computes with one thread (the same numbers everywhere, and no slower on a busy machine). The
+# Workers. Each process computes with one thread (the same numbers on one machine, and no slower when it is busy). The
 # workers ignore the stops: the main process ends them, and each one ends by itself once the main process is gone.
 
 START = "forkserver" if sys.platform.startswith("linux") else "spawn"  # how workers start beside other threads
@@ -33,9 +33,11 @@ def start_process():  # set how this process computes (README: Speed), and retur
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its last bits differ
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # the trees are many small objects: the default made self-play 1.45x slower
-    # torch's thread count is put back twice: blas.restore_original_limits() does it too here, through the OpenMP
-    # runtime that torch shares, so no test on this machine sees whether torch.set_num_threads(threads) works
-    return lambda: (torch.set_num_threads(threads), gc.set_threshold(*thresholds), blas.restore_original_limits())
+    # restore_original_limits() also puts torch's thread count back here, through the OpenMP runtime that torch shares,
+    # so no test on this machine shows whether set_num_threads(threads) alone would. torch has no getter for the flush
+    # of denormals, so it goes back to torch's default, off.
+    return lambda: (torch.set_num_threads(threads), torch.set_flush_denormal(False), gc.set_threshold(*thresholds),
+                    blas.restore_original_limits())
 
 
 def start_worker(nice):
@@ -115,8 +117,9 @@ def read_checkpoint(path, game=None, known=None):
     return ckpt
 
 
-# The Run that train() is handed (workers=1: this process alone; out=None: nothing saved). `with run:` claims out and
-# starts the workers; however the training ends, it ends them, puts the caller's threads back, notes what out holds.
+# The Run that train() is handed (workers=1: this process alone; None: every core; out=None: nothing saved). `with
+# run:` claims out, sets how this process computes and starts the workers; however the training ends, it ends them and
+# puts the caller's settings back, and if an error or a stop ended it, it notes what out holds.
 class Run:
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, flags=False, nice=0):
         self.workers, self.out, self.resume, self.replace, self.log, self.flags, self.nice = \
@@ -194,7 +197,7 @@ class Run:
                 error.add_note(f"nothing saved at {self.out}")
 
 
-# A script's end: one line with what was saved, whatever stops it, and a second stop while it ends is ignored. Status 1
+# A script's end: one line with what was saved, whatever signal or fault stops it; a second stop is ignored. Status 1
 # is an error, 128 + the signal a stop, 141 a reader gone. A ValueError from code not ours (one's own game) is traced.
 def run_main(work):
     ours = {f"{n}.py" for n in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}

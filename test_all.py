@@ -2184,26 +2184,25 @@ def blas_threads():  # numpy's BLAS's threads now
 
 
 def test_train_from_python_computes_as_the_scripts_and_puts_the_callers_settings_back(tmp_path):
-    # start_process sets one torch thread, one BLAS thread for numpy and gc thresholds of (50000, 20, 20) for a
-    # training (the speed of the scripts'); train() called from Python puts back the caller's own, here 2 threads
-    # each and thresholds (900, 11, 12), whether it ends, is refused (a path that holds text) or is interrupted.
+    # A training computes with one torch thread, one BLAS thread, gc thresholds (50000, 20, 20) and denormals flushed
+    # to 0; train() from Python puts back the caller's (2 threads each, (900, 11, 12), denormals kept), however it ends.
     import threadpoolctl
     before = torch.get_num_threads(), gc.get_threshold(), threadpoolctl.threadpool_limits(2, "blas")
-    inside, callers = [], (2, (900, 11, 12), [2])
+    inside, callers = [], (2, (900, 11, 12), [2], True)
+    now = lambda: (torch.get_num_threads(), gc.get_threshold(), blas_threads(), torch.tensor([1e-40]).item() > 0)
     try:
         torch.set_num_threads(2)
         gc.set_threshold(900, 11, 12)
         cfg = alphazero.settings("tictactoe", iterations=2, games=4, simulations=3, steps=3)
         alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lambda line: None), on_iteration=lambda it, net:
-                        it and inside.append((torch.get_num_threads(), gc.get_threshold(), blas_threads())))
-        assert inside == [(1, (50_000, 20, 20), [1])] * 2
-        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == callers
+                        it and inside.append(now()))
+        assert inside == [(1, (50_000, 20, 20), [1], False)] * 2 and now() == callers
         (tmp_path / "notes.pt").write_text("mine")
         with pytest.raises(ValueError, match="holds something already: add resume=True to go on with its training"):
             alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, str(tmp_path / "notes.pt")))
         with pytest.raises(KeyboardInterrupt):
             alphazero.train("tictactoe", cfg, 0, alphazero.Run(2, log=lambda line: None), stop_after(1))
-        assert (torch.get_num_threads(), gc.get_threshold(), blas_threads()) == callers
+        assert now() == callers
     finally:
         torch.set_num_threads(before[0])
         gc.set_threshold(*before[1])
