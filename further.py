@@ -693,10 +693,10 @@ def part_questions(args):
 
 # ----------------------------------------------------------------------------------------------------------------
 # A strong Connect Four player, trained from zero on two cores. We show the recipe's learning curve, then measure its
-# last network as `--checkpoint` would. The bars: on every benchmark set, search with 600 simulations errs no more
-# often than AlphaZero.jl's agent, and the raw policy no more than minimax of depth 5. With 200 simulations it scores
-# 0.95 against UCT-400 over 400 games. It trains in at most 6 times the lab's Part 2 training (python alphazero.py
-# --game connect4) on the same machine. It is a ratio because a 2-core machine's speed varies up to 2x between days.
+# last network as `--checkpoint` would. The bars it aims at: on every benchmark set, search with 600 simulations errs
+# no more often than AlphaZero.jl's agent, and the raw policy no more than minimax of depth 5; with 200 simulations it
+# scores 0.95 against UCT-400 over 400 games; it trains in at most 6 times the lab's Part 2 training (python
+# alphazero.py --game connect4) on the same machine, a ratio because a 2-core machine's speed varies up to 2x by day.
 
 RECIPE_RATIO, DEEP_SIMULATIONS = 6, 200  # the training-time limit as a multiple of the lab's, and the bars' simulations
 
