@@ -112,8 +112,8 @@ def read_checkpoint(path, game=None, known=None):
         found = importlib.machinery.PathFinder.find_spec(module, [*sys.path, os.getcwd()])
         raise ValueError(f"{path} holds a network of {where}" + (f", not {game}" if game and not unknown else
                          ": register its class in GAMES first" if ":" not in where else f", whose module {module} is "
-                         f"not found (renamed? name it back)" if not found else f": play it with python "
-                         f"{ckpt.get('algorithm')}.py --game {where} --play --checkpoint {path}"))
+                         "not found (run from its folder; renamed? name it back)" if not found else
+                         f": play it with python {ckpt.get('algorithm')}.py --game {where} --play --checkpoint {path}"))
     return ckpt
 
 
@@ -186,7 +186,9 @@ class Run:
     def __exit__(self, kind, error, trace):
         for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # ended now, whatever they do
             process.kill()  # (as Python 3.14's kill_workers does)
-        self.pool and self.pool.shutdown(cancel_futures=True)
+        if self.pool:  # a worker killed half-way through its reply leaves the pool's reader waiting for the rest; with
+            self.pool._result_queue._writer.close()  # the last writer closed, it reads the end instead
+            self.pool.shutdown(cancel_futures=True)
         self.restore()
         unlock(self.out)
         if error is not None and self.out is not None:  # what the checkpoint holds, in words
@@ -266,7 +268,8 @@ def command_line(doc, settings, game_settings, games, default, plays):
     parser.add_argument("--out", help=f"checkpoint path, saved every iteration, its CSV beside it (default {default})")
     parser.add_argument("--resume", action="store_true", default=None, help="train --out on to --iterations")
     parser.add_argument("--replace", action="store_true", default=None, help="start afresh over --out and its CSV")
-    parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training")
+    parser.add_argument("--play", action="store_true", help="play against a saved checkpoint instead of training, "
+                        "searching as it was trained (unless --simulations and the like say otherwise)")
     parser.add_argument("--checkpoint", help=f"the checkpoint --play loads (default {default})")
     parser.add_argument("--first", choices=["human", "agent"], help="who starts with --play (default human)")
     args = parser.parse_args()
@@ -282,6 +285,6 @@ def command_line(doc, settings, game_settings, games, default, plays):
             module, _, name = args.game.partition(":")
             games[args.game] = getattr(importlib.import_module(module), name or "")  # (train checks the contract)
         except (ModuleNotFoundError, AttributeError, ValueError) as e:
-            parser.error(f"argument --game: {args.game!r}: " + (f"{e} " if name else "no game here ") +
+            parser.error(f"argument --game: {args.game!r}: " + (f"{e} " if name else "not a game the trainers play ") +
                          "(tictactoe, connect4, or your own as module:Class)")
     return args
