@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))  # the repository: every scrip
 
 
 def run(*argv, stdin=None, cwd=HERE):
-    """A script as a user runs it, from the repository's folder, in a session of its own (see ended); its output in files."""
+    """A script run as a user runs it, from the repository's folder, in a session of its own (see ended)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         p = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE, stdout=out, stderr=err, text=True,
                              cwd=cwd, start_new_session=True)
