@@ -2207,6 +2207,7 @@ import os, signal, sys
 sys.path.insert(0, {here!r})
 import alphazero
 cfg = alphazero.settings("tictactoe", hidden=8, iterations=20, games=20, simulations=20, steps=50)
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a kernel does (a shell's background job ignores it)
 signal.signal(signal.SIGALRM, lambda *frame: os.kill(os.getpid(), signal.SIGINT))  # the stop button's SIGINT, then
 for moment in (0.02, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0):
     if (pid := os.fork()) == 0:  # a fresh process, as a notebook's kernel is after `import alphazero`
@@ -2328,8 +2329,7 @@ def work():
         select.select([run.pool._result_queue._reader], [], [], 60)  # it has begun to send: stop it half-way
         raise KeyboardInterrupt(130)
 
-if __name__ == "__main__":
-    plumbing.run_main(work)
+plumbing.run_main(work)  # (no guard needed: a process with no other thread forks its workers)
 """
 
 
