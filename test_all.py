@@ -59,7 +59,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))  # the repository: every scrip
 
 
 def run(*argv, stdin=None, cwd=HERE):
-    """A script run as a user runs it, from the repository's folder, in a session of its own (see ended)."""
+    """A script run as a user runs it, from the repository's folder, as the leader of its own processes (see ended)."""
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         p = subprocess.Popen([sys.executable, *argv], stdin=subprocess.PIPE, stdout=out, stderr=err, text=True,
                              cwd=cwd, start_new_session=True)
@@ -71,14 +71,14 @@ def run(*argv, stdin=None, cwd=HERE):
 
 
 def ended(p, seconds=600):
-    """(stdout, stderr) of a script started in a session of its own, once the session's processes are gone: waited on
+    """(stdout, stderr) of a script started with start_new_session, once all its processes are gone: waited on
     (never its pipes, which a worker left behind holds open) with bounds that catch a hang, naming what is left."""
-    def left():  # the session's processes that have not ended (a zombie has; its parent has yet to wait for it)
+    def left():  # the processes the script leads that have not ended (a zombie has; its parent has yet to reap it)
         found = []
         for pid in filter(str.isdigit, os.listdir("/proc")):
             with contextlib.suppress(OSError):  # (one that ends meanwhile)
-                state, _, _, session = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[:4]
-                if int(session) == p.pid and state != "Z":
+                state, _, _, leader = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[:4]
+                if int(leader) == p.pid and state != "Z":
                     found.append(f"{pid}: {open(f'/proc/{pid}/cmdline').read().replace(chr(0), ' ')[:100]}")
         return found
     with contextlib.suppress(subprocess.TimeoutExpired):
