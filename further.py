@@ -602,7 +602,7 @@ def losses(m, run, label, opening=None):  # a network's losses to the perfect pl
     return sum(split.values()) if opening is None else split[opening]
 
 
-def spread(values, digits=3):
+def mean_and_spread(values, digits=3):  # (evaluate.spread gives a median and range)
     return f"{statistics.mean(values):.{digits}f} ± {statistics.pstdev(values):.{digits}f}"
 
 
@@ -622,7 +622,7 @@ def further_blind_spot(args, m):
                    f"optimal-move fraction", ["", "policy: edge losses", "search: edge losses", "optimal (4,520)",
                                               f"optimal (common {m['n_common']})", "blind spots"], rows)
     edges = {way: sum(losses(m, run, label, "edge") for run in by_way[way] for label in labels) for way in WAYS}
-    common = {way: spread([final[run]["common_optimal"] for run in by_way[way]]) for way in WAYS}
+    common = {way: mean_and_spread([final[run]["common_optimal"] for run in by_way[way]]) for way in WAYS}
     print(f"  the lab's thing to notice (at iteration {last} every loss comes after the edge opening): "
           f"{'holds' if edge_only else 'does not hold'} on our 3 default seeds")
     before, after = edges["default"], edges["random openings 0.25"]
@@ -639,9 +639,9 @@ def further_noise(args, m):
     keep, final, curves = m["keep"], m["final"], m["curves"]
     four = [way for way in WAYS if way != "random openings 0.25"]
     by_way = {way: [run for run in final if run[0] == way] for way in four}
-    rows = [[way] + [spread([curves[run][it] for run in by_way[way]]) for it in keep]
-            + [spread([losses(m, run, label) for run in by_way[way]], 1) for label in ("policy", "search")]
-            + [spread([final[run]["blind_spots"] for run in by_way[way]], 1)] for way in four]
+    rows = [[way] + [mean_and_spread([curves[run][it] for run in by_way[way]]) for it in keep]
+            + [mean_and_spread([losses(m, run, label) for run in by_way[way]], 1) for label in ("policy", "search")]
+            + [mean_and_spread([final[run]["blind_spots"] for run in by_way[way]], 1)] for way in four]
     evaluate.table(f"Going further: what noise and temperature do. Part 1 retrained four ways, 3 seeds each (mean ± "
                    f"spread)\n  the raw policy's optimal-move fraction by iteration; at iteration {keep[-1]} losses "
                    f"in {m['n_games']} games against the perfect player and blind spots",
