@@ -803,11 +803,12 @@ def main():
             if args.part in ("all", "3a"):
                 part_3a_trainings(args.quick, args.seed, args.seeds)  # started now, to fill the cores idle before it
             results.update(run_parts(PARTS, args))
-            print("  the article ran each experiment once: each of our runs is checked against bounds around its "
-                  "numbers;\n  a number of the lab's is within when it lies in our range over the seeds, or within two "
-                  "standard errors\n  of the difference of two scores over N games each from its nearer end (an "
-                  f"optimal-move fraction: within {FRACTION_TOLERANCE})"
-                  + "\n  (--quick: every part at a small size, so these verdicts say little)" * args.quick)
+            article = "  the article ran each experiment once: each of our runs is checked against bounds around it"
+            lab = ("  a number of the lab's is within when it lies in our range over the seeds, or within two standard "
+                   "errors\n  of the difference of two scores over N games each from its nearer end (an optimal-move "
+                   f"fraction: within {FRACTION_TOLERANCE})")
+            print("\n".join([article] * (args.part in ("all", "blog")) + [lab] * (args.part != "blog") + [
+                "  (--quick: every part at a small size, so these verdicts say little)"] * args.quick))
     return f"\n{time.time() - START:.0f} s in all; every number is in {args.json}"
 
 
