@@ -643,9 +643,9 @@ def part_3a(args):
         rows.append([label] + beside(group_rows, lab))
         checks += tictactoe_checks(f"part 3a, {label}", group_rows, lab, n_games)
     cfg = trained["gumbel", args.seed].cfg
-    table(f"Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds each" + (
-          f"\n  and 3 more for each further seed of the run: each row puts one of the lab's seeds beside our seeds k, "
-          f"k + 3, ...; ours: their median [and range]" if args.seeds > 1 else "") + "\n"
+    table("Part 3a: training tic-tac-toe with 2 simulations per move, PUCT against Gumbel search, 3 seeds each" + (
+          "\n  and 3 more for each further seed of the run: each row puts one of the lab's seeds beside our seeds k, "
+          "k + 3, ...; ours: their median [and range]" if args.seeds > 1 else "") + "\n"
           f"  after {cfg['iterations']} iterations of {cfg['games']} games: optimal-move fraction and losses against "
           f"the perfect player ({n_games} games)",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)

@@ -1608,7 +1608,7 @@ def test_q_weight_mixes_the_outcome_with_the_searchs_value():
         return alphazero_plus.self_play(games.TicTacToe, constant_net(9, 0.0), 20, plain(
             alphazero_plus, simulations=30, temp_moves=9, q_weight=w), np.random.default_rng(0))
     (x, pi, z), (x1, pi1, q), (x3, pi3, z3) = run(0.0), run(1.0), run(0.3)
-    assert (x == x1).all() and (x == x3).all() and (pi == pi1).all()  # the weight changes the targets, not the games
+    assert all((a == b).all() for a, b in ((x, x1), (x, x3), (pi, pi1), (pi, pi3)))  # the targets change, not the games
     assert set(z.tolist()) <= {-1.0, 0.0, 1.0} and np.allclose(z3, 0.7 * z + 0.3 * q)  # (swapped: 0.3 z + 0.7 q)
     assert not np.allclose(z3, 0.3 * z + 0.7 * q)
     board = x.reshape(len(x), 2, 9)
@@ -2451,15 +2451,14 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
     assert torch.load(out, weights_only=True)["algorithm"] == "gumbel"
     p, live = training(tmp_path / "live.pt"), tmp_path / "live.pt"
     try:
-        assert exit_message("gumbel.py", *small, str(live), "--replace") == (f"gumbel.py: error: {live} is being "
-                                                                            f"written by another run: wait for it to end, "
-                                                                            f"or choose another --out")
+        assert exit_message("gumbel.py", *small, str(live), "--replace") == (
+            f"gumbel.py: error: {live} is being written by another run: wait for it to end, or choose another --out")
     finally:
         os.killpg(p.pid, 9)
         ended(p, 30)
     os.mkfifo(tmp_path / "f.pt")
     for path in (tmp_path / "f.pt", tmp_path):
-        assert exit_message("alphazero.py", *small, str(path)).endswith("its CSV is not a regular file: choose another --out")
+        assert exit_message("alphazero.py", *small, str(path)).endswith("not a regular file: choose another --out")
     assert sorted(os.listdir(tmp_path)) == ["f.pt", "k.csv", "k.pt", "k.pt.lock", "live.csv", "live.pt",
                                             "live.pt.lock"]
 
@@ -2486,7 +2485,8 @@ def test_play_searches_as_its_checkpoint_was_trained_unless_a_flag_says_otherwis
     alphazero.train("tictactoe", cfg, 0, alphazero.Run(1, path, log=lambda line: None))
     monkeypatch.setattr(alphazero, "play", lambda game, net, *args: seen.append(args))
     for flags in ([], ["--simulations", "0", "--first", "agent"]):
-        monkeypatch.setattr(sys, "argv", ["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path, *flags])
+        monkeypatch.setattr(sys, "argv", ["alphazero.py", "--game", "tictactoe", "--play", "--checkpoint", path,
+                                          *flags])
         alphazero.main()
     assert seen == [(7, True, 2.0, 0), (0, False, 2.0, 0)]
 
