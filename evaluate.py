@@ -436,8 +436,6 @@ def part_blog(args):
     table(f"Article, Part 1: UCT on the 7x7 Go corner ({n_go:,} simulations, c = 1.0; ours: the median [and range] "
           f"over {len(go)} seeds)", ["", "article", "ours"],
           [[label, a[key], spread([r[key] for r in go])] for label, key in rows])
-    median = statistics.median(r["seconds"] for r in go)
-    print(f"  median CPU seconds: {median:.2f}")
     chess, a = [f.result() for f in chess], ARTICLE["chess"]
     every, figure = [c[0] for c in chess], chess[0][1]  # the figure shows the first seed
     rows = [("flat Monte Carlo: Qxd7's score", "flat_qxd7"), ("  its rank", "flat_qxd7_rank"),
@@ -477,7 +475,7 @@ def part_blog(args):
                                              ("B1's share", "b1_share", ">= 0.9", lambda v: v >= 0.9))]
     checks += [Check(f"worked example: the crack's {name}", worked[f"crack_{name}"], theirs, worked[f"crack_{name}"]
                      == theirs) for name, theirs in (("bonus", 0.198), ("margin", 0.049))]
-    return {"go": {"runs": go, "median_seconds": median, "article": ARTICLE["go"]},
+    return {"go": {"runs": go, "article": ARTICLE["go"]},
             "chess": {"ours": dict(zip(seeds(args), every)), "article": ARTICLE["chess"], "figure": figure},
             "puct": {"runs": runs, "article": ARTICLE["puct"]}, "worked_example": worked, "checks": checks}
 

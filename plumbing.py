@@ -15,8 +15,9 @@ import threading
 import traceback
 
 import torch
-import torch._dynamo  # noqa: F401 (torch imports it and sympy at the first optimizer: a stop in that second
-#                       left them half-imported and every later train() failing; imported here, they are whole)
+import torch._dynamo  # noqa: F401 (each new optimizer imports it: a stop during that import used to break torch)
+
+from mcts import number  # the argparse type of mcts.py's flags: a number in a range, or a one-line error
 
 
 # Workers. Each process computes with one thread (the same numbers on one machine, and no slower when it is busy). The
@@ -33,9 +34,8 @@ def start_process():  # set how this process computes (README: Speed), and retur
     torch.set_num_threads(1)  # a second thread is slower beside any busy program, and its last bits differ
     torch.set_flush_denormal(True)  # Adam's moments reach denormals, which some CPUs handle many times slower
     gc.set_threshold(50_000, 20, 20)  # the trees are many small objects: the default made self-play 1.45x slower
-    # restore_original_limits() also puts torch's thread count back here, through the OpenMP runtime that torch shares,
-    # so no test on this machine shows whether set_num_threads(threads) alone would. torch has no getter for the flush
-    # of denormals, so it goes back to torch's default, off.
+    # threadpoolctl's restore also puts torch's thread count back (they share OpenMP), so no test here can see whether
+    # set_num_threads(threads) alone would. torch has no getter for the flush of denormals, so it goes back to off.
     return lambda: (torch.set_num_threads(threads), torch.set_flush_denormal(False), gc.set_threshold(*thresholds),
                     blas.restore_original_limits())
 
@@ -240,16 +240,6 @@ def check_settings(settings, cfg):  # every setting ({name: Setting}) in cfg, ea
                 isinstance(value, (int, float)) and s.low <= value <= s.high)):  # (nan is not)
             raise ValueError(f"the setting {key} is {value!r}, not " + (f"one of {', '.join(map(str, s.choices))}"
                              if s.choices else f"a number from {s.low} to {s.high}"))
-
-
-def number(lo, hi, kind=int):
-    """An argparse type: a whole number (kind int), or a finite one (kind float), from lo to hi; else one line."""
-    def parse(text):
-        with contextlib.suppress(ValueError):
-            if lo <= kind(text) <= hi:
-                return kind(text)
-        raise argparse.ArgumentTypeError(f"must be a {'whole ' * (kind is int)}number from {lo} to {hi}, not {text!r}")
-    return parse
 
 
 def command_line(doc, settings, game_settings, games, default, plays):
