@@ -91,9 +91,9 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             #    for the first player, so one network plays both sides and a value just flips sign between them
 
             # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-            #    the player who moved into it (its parent's player to move), so that the parent picks the child
-            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
-            #    so its sign flips before the first increment and again at each step up, as the players alternate.
+            #    the player who moved into it, who is its parent's player to move, so that the parent picks the child
+            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, who did not move
+            #    into it, so its sign flips before the first increment and again at each step up, as players alternate.
             #    An unvisited child counts Q = 0, which is a draw on this [-1, 1] scale (on puct.py's [0, 1], a loss).
             for node in reversed(path):  # walk back along the path, as OpenSpiel does, not by parent links
                 value = -value  # now for the player who moved into this node
@@ -259,7 +259,7 @@ def fit(net, optimizer, data, steps, batch, rng):
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
         policy_loss = -(pi[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-        optimizer.zero_grad()  # Adam's weight_decay adds the loss's third term
+        optimizer.zero_grad()  # the loss's third term, an L2 penalty on the weights, comes from Adam's weight_decay
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))

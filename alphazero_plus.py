@@ -130,9 +130,9 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
                 value = -node.proven
 
             # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-            #    the player who moved into it (its parent's player to move), so that the parent picks the child
-            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, the other one,
-            #    so its sign flips before the first increment and again at each step up, as the players alternate.
+            #    the player who moved into it, who is its parent's player to move, so that the parent picks the child
+            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, who did not move
+            #    into it, so its sign flips before the first increment and again at each step up, as players alternate.
             #    An unvisited child counts Q = 0, a draw on this [-1, 1] scale; a proven child counts its exact value.
             for depth in reversed(range(len(path))):  # walk back along the path, not by parent links
                 node = path[depth]
@@ -454,7 +454,7 @@ def fit(net, optimizer, data, steps, batch, rng, cycle=False):
         logits, v = net(x[idx])
         value_loss = ((z[idx] - v) ** 2).mean()
         policy_loss = -(pi[idx] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-        optimizer.zero_grad()  # Adam's weight_decay adds the loss's third term
+        optimizer.zero_grad()  # the loss's third term, an L2 penalty on the weights, comes from Adam's weight_decay
         (value_loss + policy_loss).backward()
         optimizer.step()
         losses.append((value_loss.item(), policy_loss.item()))

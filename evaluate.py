@@ -227,9 +227,9 @@ def mean(scores):
     return sum(scores) / len(scores)
 
 
-# The workers share the cores by priority (os.nice): a training's own self-play workers (0), then the jobs of the part
-# at hand (POOLS["now"], 10), then work begun ahead of its part (POOLS["ahead"], 19). Each gets only the cores the ones
-# before it leave idle. Until main starts the pools, everything runs in this process.
+# The workers share the cores by their nice level: a training's self-play workers at 0, the jobs of the part at hand
+# (POOLS["now"]) at 10, and work begun early for a later part (POOLS["ahead"]) at 19, so each gets only the cores that
+# those before it leave idle. Until main starts the pools, everything runs in this process.
 POOLS, START = {"now": plumbing.Run(), "ahead": plumbing.Run()}, time.time()
 # Each job is cut into 4 pieces whatever the number of workers. The games of a piece share network batches, and the
 # batch size can change the last bits of the outputs, so fixed pieces give the same numbers with any --workers.
@@ -306,9 +306,9 @@ def within_noise(ours, lab, n=None):
 
 
 def check(name, ours, lab, n=None):
-    """A Check of our numbers over the seeds (a list) against the lab's one number: scores over n games, losses in n
-    games (the lab's out of 100), or optimal-move fractions (n None). The lab's number is within when it lies in our
-    range, or when within_noise accepts it beside the nearer end of the range (with one seed, ours itself)."""
+    """Check our numbers, one for each seed, against the lab's single number. They are scores over n games, losses in
+    n games (the lab's are out of 100), or optimal-move fractions when n is None. The lab's number is within if it lies
+    in our range, or if within_noise accepts it beside either end of the range (with one seed, beside our number)."""
     losses = n is not None and "losses" in name
     theirs, scores = (lab / 100, [x / n for x in ours]) if losses else (lab, ours)
     within = min(scores) <= theirs <= max(scores) or any(within_noise(x, theirs, n) for x in (min(scores), max(scores)))
@@ -341,7 +341,7 @@ def table(title, header, rows):
 
 
 def beside(ours, theirs):
-    """A row's cells: our spread over the seeds (ours: a record a seed), each beside the lab's number or a blank."""
+    """A row's cells: each field's spread over the seeds (ours holds a record per seed), then the lab's or a blank."""
     return [x for pair in zip(map(spread, zip(*ours)), theirs or [""] * 4) for x in pair]
 
 

@@ -96,7 +96,7 @@ def negamax(me, mask, moves, alpha, beta, bounds):
 def solve_connect4(state, bounds=None):
     """The exact value for the player to move. Calls may share `bounds`; TooHard is raised when its budget runs out."""
     moves, mask = state.moves, state.bits[0] | state.bits[1]
-    if state.is_over():  # the last mover made four with its (moves + 1) // 2-th stone, or the board is full
+    if state.is_over():  # a win scores 22 minus the winner's stones, here (moves + 1) // 2; a full board is a draw
         return -(22 - (moves + 1) // 2) if any(map(state.has_four, state.bits)) else 0
     me = state.bits[moves % 2]
     if winning_cells(me, mask) & (mask + BOTTOM) & BOARD:
@@ -150,7 +150,8 @@ class Judged:
 
 @dataclasses.dataclass
 class Truth(Match):
-    """A Match whose agent's moves the solver judges within `budget` nodes, totalled as the fraction kept and counts."""
+    """A Match in which the solver judges each of the agent's moves within `budget` nodes. Its total is the fraction of
+    moves that kept the outcome, with the counts of moves judged and skipped."""
     budget: int = TRUTH_BUDGET
 
     def run(self, indices):
@@ -170,8 +171,9 @@ def truth_jobs(agent, simulations, n_games, seed, budget, tag=""):
 
 
 class SolverPlayer:
-    """The solver as a player, choosing uniformly among the best moves. Below TRUTH_MIN_STONES stones or over budget
-    `stand_in` moves (pure Python cannot solve the first moves). stood_in maps id(state) to the stones when it moved."""
+    """The solver as a player, choosing uniformly among the best moves. Below TRUTH_MIN_STONES stones, or over budget,
+    the player `stand_in` moves instead, as pure Python cannot solve the opening. stood_in maps id(state) to the stones
+    on the board when the stand-in last moved in that game."""
 
     def __init__(self, stand_in, budget=DEEP_BUDGET):
         self.stand_in, self.budget, self.bounds, self.best, self.stood_in = stand_in, budget, Bounds(), {}, {}
@@ -388,8 +390,8 @@ def answer(args, text):
 
 
 def part_2_results(args, truth):
-    """Part 2's snapshots and scores, where the Connect Four questions start (the same seed trains the same networks).
-    The truth of each network's raw policy and search starts in `truth` (Jobs) as soon as the training keeps it."""
+    """Part 2's networks and scores, on which the Connect Four questions build (the same seed trains the same networks).
+    The truth jobs of each network's raw policy and search go into `truth` (a Jobs) as soon as the training keeps it."""
     evaluate.progress("further: Part 2 first (the same seed: the same networks)")
     sims, n_truth = evaluate.part_2_settings(args.quick)["simulations"], 4 if args.quick else 40
     budget = 20_000 if args.quick else TRUTH_BUDGET
@@ -533,8 +535,8 @@ def further_gumbel(args, begun):
 
 def losses_by_opening(scores, seed):
     """Count losses to the perfect player (play_match with opening 0) by who opened: the agent (first in even games),
-    or the perfect player on the centre, a corner or an edge. We replay the perfect player's opening in game i, its
-    first draw from that game's generator (the agent draws nothing)."""
+    or the perfect player on the centre, a corner or an edge. To find the perfect player's opening in game i, we redo
+    its first draw from that game's generator, which the agent never draws from."""
     openings = {4: "centre"} | dict.fromkeys((0, 2, 6, 8), "corner") | dict.fromkeys((1, 3, 5, 7), "edge")
     split = dict.fromkeys(("agent first", "centre", "corner", "edge"), 0)
     for i, score in enumerate(scores):

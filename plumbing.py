@@ -1,5 +1,5 @@
-"""The machinery beneath the trainers and the reports, which a learner can skip: no algorithm, only promises, in six
-sections (workers, files, checkpoints, the Run, a script's end, the flags), each opening with what it promises."""
+"""The machinery beneath the trainers and the reports, which a learner can skip: it holds no algorithm. Its six sections
+(workers, files, checkpoints, the Run, a script's end, the flags) each open with a comment on what they guarantee."""
 import argparse
 import concurrent.futures
 import contextlib
@@ -15,13 +15,13 @@ import threading
 import traceback
 
 import torch
-import torch._dynamo  # noqa: F401 (each new optimizer imports it: a stop during that import used to break torch)
+import torch._dynamo  # noqa: F401 (imported now, because a stop while a new optimizer imported it broke torch)
 
 from mcts import number  # the argparse type of mcts.py's flags: a number in a range, or a one-line error
 
 
-# Workers. Each process computes with one thread (the same numbers on one machine, and no slower when it is busy). The
-# workers ignore the stops: the main process ends them, and each one ends by itself once the main process is gone.
+# Workers. Each process computes with one thread, so its numbers repeat exactly on one machine and it does not slow
+# down when the machine is busy. Workers ignore the stops: the main process ends them, or they exit once it is gone.
 
 START = "forkserver" if sys.platform.startswith("linux") else "spawn"  # how workers start beside other threads
 STOPS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)  # Ctrl-C, `kill`, a closing terminal
@@ -43,15 +43,15 @@ def start_process():  # set how this process computes (README: Speed), and retur
 def start_worker(nice):
     for sig in STOPS:
         signal.signal(sig, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # (blocked while it started: see start_workers)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # Run.__enter__ blocked them while this worker started
     os.nice(nice)
     threading.Thread(target=lambda main=multiprocessing.parent_process().sentinel: (
         multiprocessing.connection.wait([main]), os._exit(1)), daemon=True).start()
     start_process()
 
 
-def start_workers(n, nice):  # n worker processes, started now. A process with no other thread forks them (copies of
-    # it); beside another thread a fork can copy a lock that thread holds, and hang, so a fork server starts them
+def start_workers(n, nice):  # start n workers now. With no other thread running, fork them (copies of this process);
+    # beside another thread a fork can copy a lock that thread holds and hang, so a fork server starts them instead
     how = multiprocessing.get_context("fork" if START == "forkserver" and threading.active_count() == 1 else START)
     how.set_forkserver_preload(["__main__", "torch", "games"])
     pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
@@ -68,7 +68,7 @@ def start_workers(n, nice):  # n worker processes, started now. A process with n
 LOCKS = {}  # the paths this process locked, each with its open PATH.lock
 
 
-def write_atomic(path, data):  # a ValueError in words if the system refuses
+def write_atomic(path, data):  # a temporary file, then a rename: never half-written; an OSError becomes a ValueError
     path = os.path.realpath(path)  # (written through a link, the link stays a link)
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
@@ -117,9 +117,9 @@ def read_checkpoint(path, game=None, known=None):
     return ckpt
 
 
-# The Run that train() is handed (workers=1: this process alone; None: every core; out=None: nothing saved). `with
-# run:` claims out, sets how this process computes and starts the workers; however the training ends, it ends them and
-# puts the caller's settings back, and if an error or a stop ended it, it notes what out holds.
+# The Run handed to train(). workers=1 means this process alone, None every core; out=None saves nothing. `with run:`
+# locks out, sets how this process computes and starts the workers. However the training ends, it then kills the
+# workers and puts the caller's settings back; after an error or a stop, it notes what out now holds.
 class Run:
     def __init__(self, workers=1, out=None, resume=False, replace=False, log=print, flags=False, nice=0):
         self.workers, self.out, self.resume, self.replace, self.log, self.flags, self.nice = \
@@ -130,12 +130,12 @@ class Run:
         return f"--{name}" if self.flags else "out path" if name == "out" else f"{name}=True"
 
     def __enter__(self):
-        if getattr(multiprocessing.current_process(), "_inheriting", False):  # a worker importing a script that
-            raise SystemExit(1)  # trains as it is imported: it ends quietly, and start_workers says why
+        if getattr(multiprocessing.current_process(), "_inheriting", False):  # a worker importing a script with no
+            raise SystemExit(1)  # __main__ guard would train again: it exits quietly, and start_workers says why
         if self.out is not None:
             self.claim(self.out, os.path.splitext(self.out)[0] + ".csv")
         self.pool, self.restore, n = None, start_process(), self.workers or os.cpu_count()
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # a stop while they start is for this process alone
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOPS)  # workers start with it: a stop then is ours alone
         try:
             self.pool = start_workers(n, self.nice) if n > 1 else None
             signal.pthread_sigmask(signal.SIG_SETMASK, held)  # (a stop that came meanwhile is raised now)
@@ -186,8 +186,8 @@ class Run:
     def __exit__(self, kind, error, trace):
         for process in list((getattr(self.pool, "_processes", None) or {}).values()):  # ended now, whatever they do
             process.kill()  # (as Python 3.14's kill_workers does)
-        if self.pool:  # a worker killed half-way through its reply leaves the pool's reader waiting for the rest; with
-            self.pool._result_queue._writer.close()  # the last writer closed, it reads the end instead
+        if self.pool:  # a worker killed half-way through a reply leaves the pool's result reader waiting for the rest;
+            self.pool._result_queue._writer.close()  # closing the last writer lets that reader see the end of the pipe
             self.pool.shutdown(cancel_futures=True)
         self.restore()
         unlock(self.out)
@@ -199,8 +199,8 @@ class Run:
                 error.add_note(f"nothing saved at {self.out}")
 
 
-# A script's end: one line with what was saved, whatever signal or fault stops it; a second stop is ignored. Status 1
-# is an error, 128 + the signal a stop, 141 a reader gone. A ValueError from code not ours (one's own game) is traced.
+# A script's end: whatever stop or error ends it, one line says what was saved, and a second stop is ignored. It exits
+# 1 on an error, 128 + the signal on a stop, 141 if its reader is gone; a ValueError from your game keeps its traceback.
 def run_main(work):
     ours = {f"{n}.py" for n in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
     def stop(signum, frame):

@@ -41,7 +41,7 @@ def puct_search(root_state, network, n_simulations, c_puct=1.5, on_step=None):
         node.children = [Node(state.first_to_move(), move, node, p)
                          for move, p in priors.items()]
 
-        # 3. Evaluate: the same call scored the position, so there is no rollout
+        # 3. Evaluate: the network call above also gave the value (the stand-in's is one rollout), so nothing is left
 
         # 4. Back up: every node on the path counts a visit and adds the result to W, as seen by the player
         #    who moved into it. That player is the parent's player to move, so the parent picks the child with
