@@ -520,7 +520,8 @@ def part_1(args):
     by_iteration = {it: [row[it] for row in ours.values()] for it in keep}
     table(f"Part 1: AlphaZero on tic-tac-toe ({cfg['simulations']} simulations per move, {cfg['games']} games per "
           f"iteration, {over(args)})\n  optimal-move fraction over {n_positions:,} positions and losses in {n_games} "
-          f"games against the perfect player:\n  the raw policy, and PUCT search with {cfg['simulations']} simulations",
+          f"games{' (the lab: in 100)' * (n_games != 100)} against the perfect player:\n  the raw policy, and PUCT "
+          f"search with {cfg['simulations']} simulations",
           ["iteration", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"],
           [[it] + beside(by_iteration[it], LAB["1"].get(it)) for it in keep])
     checks = [c for it in keep if it in LAB["1"]
@@ -645,7 +646,7 @@ def part_3a(args):
           "\n  and 3 more for each further seed of the run: each row puts one of the lab's seeds beside our seeds k, "
           "k + 3, ...; ours: their median [and range]" if args.seeds > 1 else "") + "\n"
           f"  after {cfg['iterations']} iterations of {cfg['games']} games: optimal-move fraction and losses against "
-          f"the perfect player ({n_games} games)",
+          f"the perfect player ({n_games} games{'; the lab: 100' * (n_games != 100)})",
           ["", "policy: optimal", "lab", "losses", "lab", "search: optimal", "lab", "losses", "lab"], rows)
     return {"ours": ours, "lab": LAB["3a"], "checks": checks, "positions": n_positions}
 

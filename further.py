@@ -469,7 +469,7 @@ def further_conv(args, part2, truth):
     measures = evaluate.Jobs()  # measure each network as soon as it is kept, while training goes on
     measure = lambda it, net: measures.add(strength_jobs(net, cfg["simulations"], args, f"{it}:", labels=("search",)))
     clock = evaluate.train_keeping("connect4", cfg, args.seed, keep, alphazero_plus, args.workers, measure).clock
-    evaluate.progress(f"further: measuring {len(keep)} convolutional networks")
+    evaluate.progress(f"further: measuring {len(keep)} convolutional network{'s' * (len(keep) > 1)}")
     r = measures.results()
     conv = {it: dict(strengths(r, f"{it}:"), seconds=round(clock[it])) for it in keep}
     mlp = {it: dict(search_v_tactical=part2["scores"][it].search_v_tactical, search_v_uct=t["search_v_uct"],

@@ -43,15 +43,15 @@ def start_process():  # set how this process computes (README: Speed), and retur
 def start_worker(nice):
     for sig in STOPS:
         signal.signal(sig, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # Run.__enter__ blocked them while this worker started
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOPS)  # blocked since Run.__enter__, and now ignored
     os.nice(nice)
     threading.Thread(target=lambda main=multiprocessing.parent_process().sentinel: (
         multiprocessing.connection.wait([main]), os._exit(1)), daemon=True).start()
     start_process()
 
 
-def start_workers(n, nice):  # start n workers now. With no other thread running, fork them (copies of this process);
-    # beside another thread a fork can copy a lock that thread holds and hang, so a fork server starts them instead
+def start_workers(n, nice):  # n workers. With no other thread running, they are forked now (copies of this process);
+    # beside another thread a fork can copy a lock that thread holds and hang, so a fork server starts them as needed
     how = multiprocessing.get_context("fork" if START == "forkserver" and threading.active_count() == 1 else START)
     how.set_forkserver_preload(["__main__", "torch", "games"])
     pool = concurrent.futures.ProcessPoolExecutor(n, how, initializer=start_worker, initargs=[nice])
@@ -82,6 +82,8 @@ def write_atomic(path, data):  # a temporary file, then a rename: never half-wri
 
 
 def lock(path, flag):  # path is this process's until unlock(path); flag is the option that chose it, for the message
+    if path.endswith(os.sep):  # realpath would drop the slash, and a file would take the folder's name
+        raise ValueError(f"{path} names a folder, not a file: choose another {flag}")
     try:
         LOCKS[path] = os.open(f"{os.path.realpath(path)}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         fcntl.flock(LOCKS[path], fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -146,7 +148,9 @@ class Run:
         return self
 
     def claim(self, path, csv):  # refuse a path that is no regular file, is a live run's, or holds something already
-        if any(p == csv == path or os.path.lexists(p) and not os.path.isfile(p) for p in (path, csv)):
+        if path == csv:
+            raise ValueError(f"{path} would be its own CSV: choose another {self.say('out')}")
+        if any(os.path.lexists(p) and not os.path.isfile(p) for p in (path, csv)):
             raise ValueError(f"{path!r} or its CSV is not a regular file: choose another {self.say('out')}")
         lock(path, self.say("out"))
         if os.path.isfile(path) and os.path.getsize(path) and not (self.resume or self.replace):
@@ -199,8 +203,9 @@ class Run:
                 error.add_note(f"nothing saved at {self.out}")
 
 
-# A script's end: whatever stop or error ends it, one line says what was saved, and a second stop is ignored. It exits
-# 1 on an error, 128 + the signal on a stop, 141 if its reader is gone; a ValueError from your game keeps its traceback.
+# A script's end: a stop, a lost worker, a lost reader or one of our ValueErrors ends it in one line that says what was
+# saved (a second stop is ignored), with exit status 128 + the signal, 1, or 141. Other errors, like a ValueError from
+# your own game, keep their traceback.
 def run_main(work):
     ours = {f"{n}.py" for n in "alphazero alphazero_plus evaluate further games gumbel mcts plots plumbing puct".split()}
     def stop(signum, frame):

@@ -2438,7 +2438,8 @@ SMALL = ["--game", "tictactoe", "--games", "2", "--simulations", "2", "--steps",
 def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_before_any_work(tmp_path):
     # A first training writes k.pt and k.csv; the same --out again (from any trainer) is refused in one line naming
     # the ways on, the files as they were, and --replace starts afresh over them. A second run onto a path that a
-    # live run holds (its flock) is refused; so is a FIFO (never opened: that would block) and a folder.
+    # live run holds (its flock) is refused; so are a FIFO (never opened: that would block), a folder, a path that
+    # ends in a slash (which realpath would turn into a file named as the folder), and one that is its own CSV.
     small, out = [*SMALL, "--iterations", "1", "--workers", "1", "--out"], tmp_path / "k.pt"
     assert run("alphazero.py", *small, str(out)).returncode == 0
     before = out.read_bytes(), (tmp_path / "k.csv").read_text()
@@ -2457,8 +2458,9 @@ def test_a_finished_run_a_path_in_use_and_a_path_that_is_no_file_are_refused_bef
         os.killpg(p.pid, 9)
         ended(p, 30)
     os.mkfifo(tmp_path / "f.pt")
-    for path in (tmp_path / "f.pt", tmp_path):
-        assert exit_message("alphazero.py", *small, str(path)).endswith("not a regular file: choose another --out")
+    for path, words in ((tmp_path / "f.pt", "not a regular file"), (tmp_path, "not a regular file"),
+                        (f"{tmp_path}/gone/", "names a folder, not a file"), (tmp_path / "k.csv", "its own CSV")):
+        assert exit_message("alphazero.py", *small, str(path)).endswith(f"{words}: choose another --out")
     assert sorted(os.listdir(tmp_path)) == ["f.pt", "k.csv", "k.pt", "k.pt.lock", "live.csv", "live.pt",
                                             "live.pt.lock"]
 
