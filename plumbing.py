@@ -197,8 +197,10 @@ class Run:
         unlock(self.out)
         if error is not None and self.out is not None:  # what the checkpoint holds, in words
             try:
-                error.add_note(f"{self.out} holds iteration {read_checkpoint(self.out)['iterations_done']}: add "
-                               f"{self.say('resume')} to go on")
+                ckpt = read_checkpoint(self.out)
+                done, wanted = ckpt["iterations_done"], ckpt["settings"]["iterations"]
+                error.add_note(f"{self.out} holds iteration {done}" + (f": add {self.say('resume')} to go on"
+                               if done < wanted else f" of {wanted}: the training is done"))
             except (ValueError, KeyError):
                 error.add_note(f"nothing saved at {self.out}")
 
