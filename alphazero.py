@@ -32,7 +32,7 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game 
 SETTINGS = {  # the defaults are the lab's for tic-tac-toe
     "iterations": Setting(40, 1, 10_000, "self-play iterations"),
     "games": Setting(100, 1, 100_000, "self-play games per iteration"),
-    "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy"),
+    "simulations": Setting(100, 0, 100_000, "simulations per move; 0, allowed only with --play, plays the raw policy"),
     "temp_moves": Setting(4, 0, 1_000, "moves sampled by visit counts at the start of a game, then the most visited"),
     "hidden": Setting(128, 1, 4_096, "units in each of the network's two hidden layers"),
     "steps": Setting(200, 1, 100_000, "Adam steps per iteration"),
@@ -57,14 +57,14 @@ class Node:
     def __init__(self, move=None, prior=1.0):
         self.move, self.children = move, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
-        self.network_prior = prior                    # P(s,a) before any noise, since add_dirichlet changes
-                                                      # only `prior`; best_move breaks its ties with this one
+        self.network_prior = prior                    # P(s,a) free of the noise that add_dirichlet mixes into
+                                                      # `prior`, for best_move to break ties in the visits
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
 
 
 def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None, cache=None):
-    """Run puct_search on many games side by side and return their roots. As in the lab, the network first expands
-    each root (see expand_roots) and then n_simulations follow; in puct.py the root's expansion is the first one. Each
+    """Run puct_search on many games side by side and return their roots. As in the lab, the network expands each
+    root first (see expand_roots) and n_simulations follow; puct.py counts that expansion as its first simulation. Each
     simulation walks every game's tree down to a leaf, and one network call scores all the leaves for the cost of one.
     `roots` holds trees kept from the last move (--reuse-tree) or None; `cache` keeps network outputs (see predict)."""
     roots = expand_roots(root_states, net, roots, noise, cache)
@@ -91,9 +91,9 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
             #    for the first player, so one network plays both sides and a value just flips sign between them
 
             # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-            #    the player who moved into it, who is its parent's player to move, so that the parent picks the child
-            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, who did not move
-            #    into it, so its sign flips before the first increment and again at each step up, as players alternate.
+            #    the player who moved into the node. That player is to move at the parent, so the parent picks the
+            #    child with the best Q = W / N for itself. `value` starts out for the player to move at the leaf, who
+            #    did not move into it, so its sign flips before the first increment and again at each step up.
             #    An unvisited child counts Q = 0, which is a draw on this [-1, 1] scale (on puct.py's [0, 1], a loss).
             for node in reversed(path):  # walk back along the path, as OpenSpiel does, not by parent links
                 value = -value  # now for the player who moved into this node
@@ -297,8 +297,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done = ckpt["rows"], ckpt["iterations_done"]
-    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, it
-    # then stops them and puts the caller's settings back; if an error or a stop ended it, it notes what run.out holds.
+    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, Run
+    # then stops the workers and restores the caller's settings; after an error or a stop, it notes what run.out holds.
     with run:
         if on_iteration and not done:
             on_iteration(0, net)

@@ -31,8 +31,8 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game 
 SETTINGS = {  # the defaults are the lab's, with each change turned off
     "iterations": Setting(40, 1, 10_000, "self-play iterations"),
     "games": Setting(100, 1, 100_000, "self-play games per iteration"),
-    "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy (with --solver, "
-                           "a win in one first)"),
+    "simulations": Setting(100, 0, 100_000, "simulations per move; 0, allowed only with --play, plays the raw policy "
+                           "(with --solver, a win in one first)"),
     "temp_moves": Setting(4, 0, 1_000, "moves sampled by visit counts at the start of a game, then the most visited"),
     "hidden": Setting(128, 1, 4_096, "units in each of the network's two hidden layers"),
     "steps": Setting(200, 1, 100_000, "Adam steps per iteration"),
@@ -51,9 +51,9 @@ SETTINGS = {  # the defaults are the lab's, with each change turned off
     "random_openings": Setting(0.0, 0.0, 1.0, "fraction of self-play games that start with random, unsearched moves"),
     "opening_moves": Setting(1, 1, 1_000, "a random opening plays k uniformly random moves, k uniform from 1 to N"),
     "q_weight": Setting(0.0, 0.0, 1.0, "weight of the search's value of a position in its value target (0: none)"),
-    "pipeline": Setting(0, 0, 1, "1: the games are played while the network trains, by the network one step older"),
-    "solver": Setting(0, 0, 2, "1: MCTS-solver: a game's end is exact in the search, proven wins and losses climb the "
-                      "tree; 2: and a move that lets the opponent win at once is lost"),
+    "pipeline": Setting(0, 0, 1, "1: games are played while the network trains, by the network one iteration older"),
+    "solver": Setting(0, 0, 2, "1: MCTS-solver, which scores game ends exactly and passes proven values up the tree; "
+                      "2: as 1, and a move that lets the opponent win at once counts as lost"),
     "full_fraction": Setting(1.0, 0.01, 1.0, "fraction of self-play moves searched in full and kept (playout cap)"),
     "fast_simulations": Setting(8, 1, 100_000, "simulations of the other moves' cheap searches, which are not kept"),
     "random_moves": Setting(0.0, 0.0, 1.0, "share of self-play moves made at random (their positions searched, kept)"),
@@ -77,8 +77,8 @@ class Node:
     def __init__(self, move=None, prior=1.0):
         self.move, self.children = move, []
         self.prior = prior                            # P(s,a): the network's guess that `move` is good
-        self.network_prior = prior                    # P(s,a) before any noise, since add_dirichlet changes
-                                                      # only `prior`; best_move breaks its ties with this one
+        self.network_prior = prior                    # P(s,a) free of the noise that add_dirichlet mixes into
+                                                      # `prior`, for best_move to break ties in the visits
         self.n, self.w = 0, 0.0                       # visits, and the sum of values for whoever made `move`
         self.proven = None                            # with --solver, the exact value for whoever made `move`
 
@@ -88,8 +88,8 @@ class Node:
 
 
 def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None, cache=None, solver=False):
-    """Run puct_search on many games side by side and return their roots. As in the lab, the network first expands
-    each root (see expand_roots) and then n_simulations follow; in puct.py the root's expansion is the first one. Each
+    """Run puct_search on many games side by side and return their roots. As in the lab, the network expands each
+    root first (see expand_roots) and n_simulations follow; puct.py counts that expansion as its first simulation. Each
     simulation walks every game's tree down to a leaf, and one network call scores all the leaves for the cost of one.
     `roots` holds trees kept from the last move (--reuse-tree) or None; `cache` keeps network outputs (see predict).
     With `solver` (MCTS-solver), a finished game has an exact value, and exact values climb the tree by minimax (see
@@ -130,15 +130,15 @@ def search(root_states, net, n_simulations, c_puct=1.25, noise=None, roots=None,
                 value = -node.proven
 
             # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-            #    the player who moved into it, who is its parent's player to move, so that the parent picks the child
-            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, who did not move
-            #    into it, so its sign flips before the first increment and again at each step up, as players alternate.
+            #    the player who moved into the node. That player is to move at the parent, so the parent picks the
+            #    child with the best Q = W / N for itself. `value` starts out for the player to move at the leaf, who
+            #    did not move into it, so its sign flips before the first increment and again at each step up.
             #    An unvisited child counts Q = 0, a draw on this [-1, 1] scale; a proven child counts its exact value.
             for depth in reversed(range(len(path))):  # walk back along the path, not by parent links
                 node = path[depth]
                 value = -value  # now for the player who moved into this node
                 if node.proven is not None:
-                    value = node.proven  # an exact value passes up unchanged, never mixed with estimates
+                    value = node.proven  # a proven node passes up its exact value instead of the value from below
                 node.n += 1
                 node.w += value
                 if node.proven is not None and depth and path[depth - 1].proven is None:
@@ -154,9 +154,9 @@ def puct_score(child, sqrt_n, c_puct):
 
 
 def mark_ends(node, state, value, solver=1):
-    """MCTS-solver at an expansion. A finished game's value is exact, and so is that of each move that ends the game
-    (a win for its mover, or a draw), checked one move ahead whatever its prior; these may prove the node. solver 2
-    looks one move further, like Pons' solver keeping to non-losing moves: a move that lets the opponent win is lost."""
+    """MCTS-solver at an expansion. A finished game's value is exact, and so is that of each move that ends the game at
+    once (a win for its mover, or a draw), whatever its prior; together these may prove the node. Solver 2 also marks
+    as lost any move that lets the opponent win at once, like Pons' solver, which keeps to non-losing moves."""
     if not node.children:
         node.proven = -value  # the game is over, so value is its exact outcome for the player to move
         return
@@ -180,9 +180,9 @@ def endings(state):
 
 
 def prove(node):
-    """MCTS-solver's rule (Winands et al. 2008), valued for whoever made the move into `node`, whose children are the
-    opponent's moves. If one of them wins for the opponent, return a loss (-1); if all are proven, return minus the
-    best of them (exact minimax); otherwise the value is not yet known (None)."""
+    """MCTS-solver's rule (Winands et al. 2008). The value is for whoever moved into `node`, and its children are the
+    opponent's replies. If any reply is a proven win for the opponent, return -1 (a loss); if all are proven, return
+    minus the best of them (exact minimax); otherwise return None, as the value is not yet known."""
     values = [ch.proven for ch in node.children]
     if 1 in values:
         return -1
@@ -334,8 +334,8 @@ def self_play(game, net, n_games, cfg, rng):
     random with probability p, yet its position is searched and kept, so the opponent meets what random play reaches."""
     states = [game() for _ in range(n_games)]
     random_openings, opening_moves, full_fraction = cfg["random_openings"], cfg["opening_moves"], cfg["full_fraction"]
-    for s in states:  # --random-openings: this fraction of the games starts with k uniformly random moves, which
-        if random_openings and rng.random() < random_openings:  # are not examples, though the positions they reach are
+    for s in states:  # with --random-openings, this fraction of the games begins with k uniformly random moves
+        if random_openings and rng.random() < random_openings:  # they make no examples; the positions they reach do
             for _ in range(rng.integers(1, opening_moves + 1) if opening_moves > 1 else 1):
                 move = rng.choice(s.legal_moves())
                 after = s.copy()
@@ -359,7 +359,7 @@ def self_play(game, net, n_games, cfg, rng):
         for i in live:
             root = found[i]
             pi = np.zeros(game.n_actions, dtype=np.float32)  # each move's share of the visits, which is the label
-            for move, p in visit_policy(root).items():  # unless --target improved (see improved_target)
+            for move, p in visit_policy(root).items():  # with --target improved, improved_target gives the label
                 pi[move] = p
             if i in full:
                 label = pi
@@ -401,7 +401,7 @@ def root_completed_q(root, priors, value):
     seen = [ch for ch in root.children if ch.n or ch.proven is not None]
     n_seen = sum(ch.n for ch in seen)
     mixed = value
-    if seen:  # a move proven at its expansion may have a prior of 0
+    if seen:  # (EPSILON below: a move proven at its expansion may have a prior of 0)
         weighted = sum(priors[ch.move] * ch.q() for ch in seen) / max(sum(priors[ch.move] for ch in seen), EPSILON)
         mixed = (value + n_seen * weighted) / (1 + n_seen)
     return [ch.q() if ch in seen else mixed for ch in root.children]
@@ -512,8 +512,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
     Game = GAMES[game]  # the game's class, whose constructor gives the start position
     net = Net(Game.encoding_size, Game.n_actions, cfg["hidden"], Game.board_shape if cfg["net"] == "conv" else None)
     optimizer = torch.optim.Adam(net.parameters(), lr=cfg["lr"], weight_decay=cfg["weight_decay"], fused=True)
-    replay, older, done = [], {}, 0  # the replay window; with --pipeline, the older weights that play
-    # while the network trains; and the iterations done
+    replay, older, done = [], {}, 0  # the replay window, the older weights (--pipeline), the iterations done
+    # With --pipeline, `older` holds the weights that play the games in flight, so that a resume can replay them.
     run = run or Run()  # plumbing, to the end of the block: resume from run.out's checkpoint as if never stopped
     if run.resume:
         ckpt = run.resumable(load(run.out, game, as_net=False), ALGORITHM, cfg)
@@ -522,20 +522,20 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done, older = ckpt["rows"], ckpt["iterations_done"], ckpt["older"]
-    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, it
-    # then stops them and puts the caller's settings back; if an error or a stop ended it, it notes what run.out holds.
+    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, Run
+    # then stops the workers and restores the caller's settings; after an error or a stop, it notes what run.out holds.
     with run:
         if on_iteration and not done:
             on_iteration(0, net)
         for it in range(done + 1, cfg["iterations"] + 1):
             t0 = time.time()
             snapshot = NumpyNet(net)
-            if it == done + 1 or not cfg["pipeline"]:  # with --pipeline, later games began during
+            if it == done + 1 or not cfg["pipeline"]:  # with --pipeline, only a run's first iteration plays here
                 played = play_shares(run, Game, NumpyNet(with_weights(net, older)) if older else snapshot, cfg,
-                                     (seed, it))  # the last training; a resume plays them with the saved older weights
+                                     (seed, it))  # a resume plays with the saved older weights, as an unbroken run did
             x, pi, z = (np.concatenate(part) for part in zip(*[share.result() for share in played]))
-            if cfg["pipeline"] and it < cfg["iterations"]:  # with --pipeline, start the next iteration's games
-                played = play_shares(run, Game, snapshot, cfg, (seed, it + 1))  # now, to play as this network trains
+            if cfg["pipeline"] and it < cfg["iterations"]:  # with --pipeline, the next iteration's games start now
+                played = play_shares(run, Game, snapshot, cfg, (seed, it + 1))  # and play while this network trains
                 older = {name: w.clone() for name, w in net.state_dict().items()}
             if cfg["mirror"]:  # left-right mirror images: twice the data for free
                 x = np.concatenate([x, Game.mirror_encoding(x)])
@@ -560,7 +560,7 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
 
 
 def play_shares(run, Game, net, cfg, seed):
-    """An iteration's games begun in the workers as two shares, share k seeded (*seed, k): their Futures."""
+    """Start an iteration's games in the workers as two shares, share k seeded with (*seed, k); return their Futures."""
     shares = [cfg["games"] - cfg["games"] // 2, cfg["games"] // 2][:cfg["games"]]
     return [run.submit(self_play, Game, net, n, cfg, np.random.default_rng((*seed, k))) for k, n in enumerate(shares)]
 

@@ -1,8 +1,8 @@
 """The rules of four games behind one small interface, which the contract just below writes out as code. The article's
-Go corner and chess trap need only `Game`, all that UCT calls. The lab's tic-tac-toe and Connect Four are also a
-`NetworkGame`, as the network trainers need. A rollout plays a copy of a state out with a random.Random and returns the
-first player's result. Last come a terminal game against an agent and a printout of what the agent's search saw.
-Every algorithm file imports this one for the rules, and nothing else of the project above its `# Plumbing` banner.
+Go corner and chess trap need only `Game`, which is all that UCT calls; the lab's tic-tac-toe and Connect Four are
+also `NetworkGame`s, as the network trainers need. A rollout plays a copy of a state out with a random.Random and
+returns the first player's result. Last come a terminal game against an agent and a printout of what its search saw.
+Above its `# Plumbing` banner, every algorithm file imports only this file of the project, for the rules.
 """
 import inspect
 import math
@@ -68,9 +68,9 @@ def lacks(game, *protocols):
 
 def check_network_game(name, game, *optional):
     """Check a game class before any training, and raise a one-line ValueError at the first problem. The class must
-    have every name the trainers call (and the optional ones asked for); game() must give a start position; its key
-    and encodings must fit the cache and the network (encode_many is called on the class, as the search calls it);
-    and its moves must fit the policy."""
+    have every name the trainers call, and the optional ones asked for. game() must give a start position whose key is
+    hashable and whose encodings fit the network's input, with encode_many called on the class as the search calls
+    it. The start position must have moves, each an integer index into the policy."""
     missing = lacks(game, NetworkGame, *optional)
     if missing:
         raise ValueError(f"the game {name} has no {', '.join(missing)}: see the contract in games.py"
@@ -528,9 +528,9 @@ def play_in_terminal(state, agent, human_first=True):
 
 def show_search(state, root, n_simulations, move, value, kept=0, proven=lambda child: None):
     """Print what the agent's search saw and return its move. Each legal move gets a row with its prior, visits and
-    value, the move played first and then the most visited. kept is how many visits the root kept from the last search.
-    proven(child) is a child's exact value if MCTS-solver proved it (1, 0 or -1 for whoever moves there), else None."""
-    made = root.n - max(kept, 1)  # this search's simulations: a new root's expansion is a visit, and a proof may end it
+    value; the move played comes first, then the rest by visits. kept is how many visits the root kept from the last
+    search. proven(child) is None, or the child's exact value for the agent (1, 0 or -1) if MCTS-solver proved it."""
+    made = root.n - max(kept, 1)  # not the kept visits, nor a new root's expansion; a proof can stop the search early
     print(f"the agent searched {made}{f' of {n_simulations}' * (made < n_simulations)} simulations"
           + f" on the {kept} visit{'s' * (kept > 1)} it kept" * bool(kept) + ":" if n_simulations else
           "the raw policy (no search):")

@@ -28,7 +28,7 @@ GAMES = {"tictactoe": games.TicTacToe, "connect4": games.ConnectFour}  # --game 
 SETTINGS = {  # the defaults are the lab's for tic-tac-toe
     "iterations": Setting(40, 1, 10_000, "self-play iterations"),
     "games": Setting(100, 1, 100_000, "self-play games per iteration"),
-    "simulations": Setting(100, 0, 100_000, "simulations per move; --play takes 0: the raw policy"),
+    "simulations": Setting(100, 0, 100_000, "simulations per move; 0, allowed only with --play, plays the raw policy"),
     "hidden": Setting(128, 1, 4_096, "units in each of the network's two hidden layers"),
     "steps": Setting(200, 1, 100_000, "Adam steps per iteration"),
     "batch": Setting(256, 1, 65_536, "minibatch size"),
@@ -83,9 +83,9 @@ def search(root_states, net, n_simulations, max_considered=16, rng=None, cache=N
             #    for the first player, so one network plays both sides and a value just flips sign between them
 
             # 4. Back up: each node on the path counts a visit and adds the leaf's value to W, summed for
-            #    the player who moved into it, who is its parent's player to move, so that the parent picks the child
-            #    with the best Q = W / N for itself. `value` is for the player to move at the leaf, who did not move
-            #    into it, so its sign flips before the first increment and again at each step up, as players alternate.
+            #    the player who moved into the node. That player is to move at the parent, so the parent picks the
+            #    child with the best Q = W / N for itself. `value` starts out for the player to move at the leaf, who
+            #    did not move into it, so its sign flips before the first increment and again at each step up.
             #    An unvisited child has no Q of its own, so completed_q gives it the mixed value instead.
             for node in reversed(path):  # walk back along the path, as OpenSpiel does, not by parent links
                 value = -value  # now for the player who moved into this node
@@ -114,14 +114,14 @@ def best_move(root):
 
 
 def improved_policy(root):
-    """The training label: softmax(logits + sigma(completed Q)) over the legal moves at the root."""
+    """softmax(logits + sigma(completed Q)) over a node's moves: the training label, and select_below_root's target."""
     z = [log_prior(ch) + s for ch, s in zip(root.children, sigma_q(root))]
     return dict(zip((ch.move for ch in root.children), softmax(z)))
 
 
 def get_sequence_of_considered_visits(max_num_considered_actions, num_simulations):
-    """Sequential halving's schedule, as in mctx: for each simulation, the visit count its root move must have. Each
-    round gives every considered move the same number of visits, then halves the field, down to 2 moves."""
+    """Sequential halving's schedule, as in mctx: simulation t goes to a considered root move with schedule[t - 1]
+    visits so far. Each round gives every considered move the same number of visits, then halves the field, to 2."""
     if max_num_considered_actions <= 1:
         return tuple(range(num_simulations))
     log2max = math.ceil(math.log2(max_num_considered_actions))
@@ -339,8 +339,8 @@ def train(game, cfg, seed=0, run=None, on_iteration=None):
         rng.bit_generator.state = ckpt["rng"]
         replay = [tuple(part.numpy() for part in example) for example in ckpt["replay"]]
         run.rows, done = ckpt["rows"], ckpt["iterations_done"]
-    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, it
-    # then stops them and puts the caller's settings back; if an error or a stop ended it, it notes what run.out holds.
+    # `with run` claims run.out, sets this process to one thread and starts the workers. However the loop ends, Run
+    # then stops the workers and restores the caller's settings; after an error or a stop, it notes what run.out holds.
     with run:
         if on_iteration and not done:
             on_iteration(0, net)
