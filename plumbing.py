@@ -201,7 +201,7 @@ class Run:
                 done, wanted = ckpt["iterations_done"], ckpt["settings"]["iterations"]
                 error.add_note(f"{self.out} holds iteration {done}" + (f": add {self.say('resume')} to go on"
                                if done < wanted else f" of {wanted}: the training is done"))
-            except (ValueError, KeyError):
+            except (ValueError, KeyError, TypeError):  # (no checkpoint of a training there)
                 error.add_note(f"nothing saved at {self.out}")
 
 
